@@ -1,1 +1,14 @@
+//! dqlint's rules and diagnostics. Rules read the project model only; they
+//! never touch the disk.
 
+pub mod diagnostic;
+pub mod engine;
+pub mod registry;
+pub mod quarantine;
+pub mod rules;
+pub mod tokens;
+pub mod text;
+
+pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Location, Related, Severity};
+pub use engine::{lint, Context, Findings, Selection};
+pub use registry::{find, RuleMeta, RULES};

@@ -1,1 +1,520 @@
+//! The LHP project model: what `lhp validate` / `lhp generate` would see,
+//! with every value keeping its [`Origin`].
 
+pub mod expectations;
+pub mod files;
+pub mod flowgroup;
+pub mod substitution;
+pub mod templates;
+pub mod value;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+pub use expectations::{ExpectationSet, Rule, RuleAction, Shape};
+pub use files::{FileKind, Overlay, SourceFile};
+pub use flowgroup::{Action, Flowgroup, Problem, ProblemKind};
+pub use substitution::{Env, Resolved, TokenRef, TokenSyntax};
+pub use templates::{Preset, Template};
+pub use value::{Entry, FileId, Origin, Value, ValueKind, Via};
+
+/// Why a project could not be loaded at all (exit code 2).
+#[derive(Debug)]
+pub struct LoadError(pub String);
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What to load.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// `--env` values; empty means every `substitutions/*.yaml`.
+    pub envs: Vec<String>,
+    /// Editor buffers that override the disk.
+    pub overlay: Overlay,
+}
+
+#[derive(Debug)]
+pub struct Project {
+    pub root: PathBuf,
+    pub files: Vec<SourceFile>,
+    pub envs: Vec<Env>,
+    /// Environments asked for with `--env` that have no substitutions file.
+    pub missing_envs: Vec<String>,
+    pub flowgroups: Vec<Flowgroup>,
+    pub templates: HashMap<String, Template>,
+    pub presets: HashMap<String, Preset>,
+    /// Expectations files by their project-relative path as referenced.
+    pub expectations: BTreeMap<String, ExpectationSet>,
+    pub pipeline_config: PipelineConfig,
+    /// Problems found outside any flowgroup (bad preset file, ...).
+    pub problems: Vec<Problem>,
+    /// Files walked under `pipelines/` that the walk could not read
+    /// (symlink loops, permissions), with the reason.
+    pub walk_errors: Vec<(PathBuf, String)>,
+}
+
+/// `continuous` per pipeline from `config/pipeline_config.yaml`.
+#[derive(Clone, Debug, Default)]
+pub struct PipelineConfig {
+    pub file: Option<FileId>,
+    pub default_continuous: Option<(bool, Origin)>,
+    pub continuous: HashMap<String, (bool, Origin)>,
+}
+
+impl PipelineConfig {
+    /// The `continuous: true` setting that applies to `pipeline`, if any.
+    pub fn continuous_for(&self, pipeline: &str) -> Option<&Origin> {
+        match self.continuous.get(pipeline).or(self.default_continuous.as_ref()) {
+            Some((true, origin)) => Some(origin),
+            _ => None,
+        }
+    }
+}
+
+/// The nearest ancestor folder (or `start` itself) holding `lhp.yaml`.
+pub fn find_root(start: &Path) -> Option<PathBuf> {
+    let start = std::fs::canonicalize(start).ok()?;
+    let mut dir = if start.is_file() { start.parent()?.to_path_buf() } else { start };
+    loop {
+        if dir.join("lhp.yaml").is_file() {
+            return Some(dir);
+        }
+        dir = dir.parent()?.to_path_buf();
+    }
+}
+
+impl Project {
+    pub fn file(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    pub fn file_by_path(&self, path: &Path) -> Option<&SourceFile> {
+        self.files.iter().find(|f| f.path == path)
+    }
+
+    /// Every action of every flowgroup, with its flowgroup.
+    pub fn actions(&self) -> impl Iterator<Item = (&Flowgroup, &Action)> {
+        self.flowgroups.iter().flat_map(|fg| fg.actions.iter().map(move |a| (fg, a)))
+    }
+
+    pub fn expectations_for(&self, rel: &str) -> Option<&ExpectationSet> {
+        self.expectations.get(&normalize_rel(rel))
+    }
+
+    /// Loads the project at `root` (a folder holding `lhp.yaml`).
+    pub fn load(root: &Path, options: &LoadOptions) -> Result<Project, LoadError> {
+        let root = std::fs::canonicalize(root)
+            .map_err(|e| LoadError(format!("cannot read project root {}: {e}", root.display())))?;
+        if !root.join("lhp.yaml").is_file() {
+            return Err(LoadError(format!(
+                "{} is not an LHP project: it has no lhp.yaml",
+                root.display()
+            )));
+        }
+        let mut loader = Loader { root: root.clone(), overlay: &options.overlay, files: Vec::new(), walk_errors: Vec::new() };
+
+        let project_file = loader.add(root.join("lhp.yaml"), FileKind::ProjectConfig);
+        loader.parse_pending();
+        let include = include_patterns(&loader.files[project_file.0 as usize]);
+
+        let flowgroup_paths = loader.walk(&root.join("pipelines"), true);
+        let flowgroup_paths: Vec<PathBuf> = flowgroup_paths
+            .into_iter()
+            .filter(|p| include.as_ref().is_none_or(|set| {
+                let rel = files::relative_path(&root.join("pipelines"), p);
+                set.is_match(&rel)
+            }))
+            .collect();
+        let flowgroup_ids: Vec<FileId> =
+            flowgroup_paths.into_iter().map(|p| loader.add(p, FileKind::Flowgroup)).collect();
+        let template_ids: Vec<FileId> = top_level_yaml(&root.join("templates"))
+            .into_iter()
+            .map(|p| loader.add(p, FileKind::Template))
+            .collect();
+        let preset_ids: Vec<FileId> = top_level_yaml(&root.join("presets"))
+            .into_iter()
+            .map(|p| loader.add(p, FileKind::Preset))
+            .collect();
+        let substitution_paths = top_level_yaml(&root.join("substitutions"));
+        let substitution_ids: Vec<FileId> =
+            substitution_paths.into_iter().map(|p| loader.add(p, FileKind::Substitutions)).collect();
+        let pipeline_config_path = root.join("config").join("pipeline_config.yaml");
+        let pipeline_config_id = pipeline_config_path
+            .is_file()
+            .then(|| loader.add(pipeline_config_path, FileKind::PipelineConfig));
+        loader.parse_pending();
+
+        let mut problems = Vec::new();
+        let templates: HashMap<String, Template> = template_ids
+            .iter()
+            .filter_map(|id| {
+                let file = &loader.files[id.0 as usize];
+                let stem = Path::new(&file.rel).file_stem()?.to_string_lossy().into_owned();
+                let root_value = first_document(file)?;
+                Some((stem.clone(), Template::from_value(&stem, *id, &root_value)))
+            })
+            .collect();
+        let mut presets: HashMap<String, Preset> = HashMap::new();
+        for id in &preset_ids {
+            let file = &loader.files[id.0 as usize];
+            if let Some(preset) = first_document(file).and_then(|v| Preset::from_value(*id, &v)) {
+                presets.insert(preset.name.clone(), preset);
+            }
+        }
+
+        let (envs, missing_envs) = load_envs(&loader.files, &substitution_ids, &options.envs);
+
+        let library = flowgroup::Library { templates: &templates, presets: &presets };
+        let files_ref = &loader.files;
+        let flowgroups: Vec<Flowgroup> = flowgroup_ids
+            .par_iter()
+            .flat_map_iter(|id| {
+                let file = &files_ref[id.0 as usize];
+                let mut doc_problems = Vec::new();
+                let docs: Vec<Value> = file
+                    .yaml
+                    .iter()
+                    .flat_map(|y| y.documents.iter())
+                    .filter_map(|d| d.root.as_ref())
+                    .filter(|n| !n.is_null())
+                    .map(|n| Value::from_node(n, *id))
+                    .filter(|v| v.get("use_blueprint").is_none())
+                    .flat_map(|v| flowgroup::split_document(v, &mut doc_problems))
+                    .collect();
+                let mut out: Vec<Flowgroup> =
+                    docs.into_iter().map(|d| flowgroup::resolve(*id, d, &library)).collect();
+                if let Some(first) = out.first_mut() {
+                    first.problems.extend(doc_problems);
+                } else if !doc_problems.is_empty() {
+                    out.push(Flowgroup {
+                        file: *id,
+                        doc: Value { kind: ValueKind::Null, origin: Origin::new(*id, 0..0) },
+                        pipeline: None,
+                        name: None,
+                        actions: Vec::new(),
+                        problems: doc_problems,
+                        presets: Vec::new(),
+                        template: None,
+                    });
+                }
+                out
+            })
+            .collect();
+
+        // Expectations files referenced by data_quality actions, per env.
+        let mut wanted: BTreeMap<String, PathBuf> = BTreeMap::new();
+        for fg in &flowgroups {
+            for action in fg.actions.iter().filter(|a| a.is_data_quality()) {
+                let Some(path) = action.get_str("expectations_file") else { continue };
+                for env in envs_or_none(&envs) {
+                    let resolved = env.resolve(path);
+                    if !resolved.unresolved.is_empty() {
+                        continue;
+                    }
+                    let rel = normalize_rel(&resolved.text);
+                    let full = resolve_project_path(&root, &rel);
+                    if full.is_file() {
+                        wanted.insert(rel, full);
+                    }
+                }
+            }
+        }
+        let expectation_ids: Vec<(String, FileId)> = wanted
+            .into_iter()
+            .map(|(rel, full)| {
+                let id = loader.add(full, FileKind::Expectations);
+                (rel, id)
+            })
+            .collect();
+        loader.parse_pending();
+        let expectations = expectation_ids
+            .into_iter()
+            .map(|(rel, id)| {
+                let file = &loader.files[id.0 as usize];
+                let docs: Vec<Option<&dqlint_yaml::Node>> = file
+                    .yaml
+                    .iter()
+                    .flat_map(|y| y.documents.iter())
+                    .map(|d| d.root.as_ref())
+                    .collect();
+                let set = if file.read_error.is_some() || file.yaml.as_ref().is_some_and(|y| !y.errors.is_empty()) {
+                    ExpectationSet {
+                        file: id,
+                        shape: Shape::Invalid,
+                        rules: Vec::new(),
+                        invalid: None,
+                    }
+                } else {
+                    expectations::interpret(id, &docs, 0..file.text.len())
+                };
+                (rel, set)
+            })
+            .collect();
+
+        let pipeline_config = pipeline_config_id
+            .map(|id| load_pipeline_config(&loader.files[id.0 as usize]))
+            .unwrap_or_default();
+
+        // SQL files: the DDL catalog (DQ4xx) reads them.
+        let sql_paths = loader.walk_sql(&root);
+        for path in sql_paths {
+            loader.add(path, FileKind::Sql);
+        }
+        loader.parse_pending();
+
+        problems.extend(preset_file_problems(&loader.files, &preset_ids));
+        let walk_errors = std::mem::take(&mut loader.walk_errors);
+        Ok(Project {
+            root,
+            files: loader.files,
+            envs,
+            missing_envs,
+            flowgroups,
+            templates,
+            presets,
+            expectations,
+            pipeline_config,
+            problems,
+            walk_errors,
+        })
+    }
+}
+
+/// The environments to check; with none, one pseudo-environment in which
+/// no token resolves (token-dependent checks then skip).
+pub fn envs_or_none(envs: &[Env]) -> Vec<Env> {
+    if envs.is_empty() {
+        vec![Env::without_file("")]
+    } else {
+        envs.to_vec()
+    }
+}
+
+/// `./a\\b` and `a/b` name the same file to LHP.
+pub fn normalize_rel(path: &str) -> String {
+    let p = path.replace('\\', "/");
+    p.trim_start_matches("./").to_string()
+}
+
+pub fn resolve_project_path(root: &Path, rel: &str) -> PathBuf {
+    let p = Path::new(rel);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        root.join(p)
+    }
+}
+
+/// For a path that does not exist, the path that exists when letter case is
+/// ignored (`Expectations/x.yaml` vs `expectations/x.yaml`).
+pub fn case_insensitive_match(root: &Path, rel: &str) -> Option<String> {
+    let mut dir = root.to_path_buf();
+    let mut parts = Vec::new();
+    for part in rel.split('/').filter(|p| !p.is_empty() && *p != ".") {
+        let entries = std::fs::read_dir(&dir).ok()?;
+        let found = entries
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .find(|name| name.eq_ignore_ascii_case(part))?;
+        dir.push(&found);
+        parts.push(found);
+    }
+    Some(parts.join("/"))
+}
+
+struct Loader<'a> {
+    root: PathBuf,
+    overlay: &'a Overlay,
+    files: Vec<SourceFile>,
+    walk_errors: Vec<(PathBuf, String)>,
+}
+
+impl Loader<'_> {
+    /// Registers a file; it is read and parsed by the next `parse_pending`.
+    fn add(&mut self, path: PathBuf, kind: FileKind) -> FileId {
+        let id = FileId(self.files.len() as u32);
+        let rel = files::relative_path(&self.root, &path);
+        self.files.push(SourceFile {
+            id,
+            path,
+            rel,
+            kind,
+            text: std::sync::Arc::from(""),
+            lines: Default::default(),
+            yaml: None,
+            read_error: Some(String::from("\u{0}pending")),
+        });
+        id
+    }
+
+    /// Reads and parses every registered file not read yet, in parallel.
+    fn parse_pending(&mut self) {
+        let root = self.root.clone();
+        let overlay = self.overlay;
+        self.files.par_iter_mut().for_each(|f| {
+            if f.read_error.as_deref() == Some("\u{0}pending") {
+                *f = files::load_file(f.id, &root, std::mem::take(&mut f.path), f.kind, overlay);
+            }
+        });
+    }
+
+    /// `*.yaml`/`*.yml` files under `dir`, sorted; follows symlinks but
+    /// reports loops instead of walking them.
+    fn walk(&mut self, dir: &Path, yaml: bool) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        if !dir.is_dir() {
+            return out;
+        }
+        for entry in walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name() {
+            match entry {
+                Ok(e) if e.file_type().is_file() => {
+                    let path = e.path();
+                    let ext = path.extension().and_then(|x| x.to_str()).unwrap_or_default();
+                    let wanted = if yaml { ext == "yaml" || ext == "yml" } else { ext == "sql" };
+                    if wanted {
+                        out.push(path.to_path_buf());
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    let path = e.path().map(Path::to_path_buf).unwrap_or_else(|| dir.to_path_buf());
+                    let reason = if e.loop_ancestor().is_some() {
+                        "symbolic link loop: this folder links back to one of its parents; it was not walked".to_string()
+                    } else {
+                        format!("cannot read: {e}")
+                    };
+                    self.walk_errors.push((path, reason));
+                }
+            }
+        }
+        out
+    }
+
+    fn walk_sql(&mut self, root: &Path) -> Vec<PathBuf> {
+        let skip = [".git", "generated", ".dqlint_cache", "node_modules", "target", ".lhp"];
+        let mut out = Vec::new();
+        let walker = walkdir::WalkDir::new(root).sort_by_file_name().into_iter().filter_entry(|e| {
+            e.depth() == 0 || !skip.contains(&e.file_name().to_string_lossy().as_ref())
+        });
+        for entry in walker.flatten() {
+            if entry.file_type().is_file() && entry.path().extension().is_some_and(|x| x == "sql") {
+                out.push(entry.path().to_path_buf());
+            }
+        }
+        out
+    }
+}
+
+fn top_level_yaml(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    out.sort();
+    out
+}
+
+fn first_document(file: &SourceFile) -> Option<Value> {
+    let yaml = file.yaml.as_ref()?;
+    let node = yaml.documents.iter().find_map(|d| d.root.as_ref())?;
+    Some(Value::from_node(node, file.id))
+}
+
+fn include_patterns(project_file: &SourceFile) -> Option<globset::GlobSet> {
+    let root = first_document(project_file)?;
+    let list = root.get("include")?.as_seq()?;
+    let mut builder = globset::GlobSetBuilder::new();
+    let mut any = false;
+    for item in list {
+        if let Some(pattern) = item.as_str() {
+            if let Ok(glob) = globset::Glob::new(pattern) {
+                builder.add(glob);
+                any = true;
+            }
+        }
+    }
+    if !any {
+        return None;
+    }
+    builder.build().ok()
+}
+
+fn load_envs(files: &[SourceFile], ids: &[FileId], requested: &[String]) -> (Vec<Env>, Vec<String>) {
+    let by_name: BTreeMap<String, &SourceFile> = ids
+        .iter()
+        .map(|id| &files[id.0 as usize])
+        .filter_map(|f| Some((Path::new(&f.rel).file_stem()?.to_string_lossy().into_owned(), f)))
+        .collect();
+    let names: Vec<String> =
+        if requested.is_empty() { by_name.keys().cloned().collect() } else { requested.to_vec() };
+    let mut envs = Vec::new();
+    let mut missing = Vec::new();
+    for name in names {
+        match by_name.get(&name) {
+            Some(file) => envs.push(Env::from_file(&name, file.id, first_document(file).as_ref())),
+            None => {
+                missing.push(name.clone());
+                envs.push(Env::without_file(&name));
+            }
+        }
+    }
+    (envs, missing)
+}
+
+fn load_pipeline_config(file: &SourceFile) -> PipelineConfig {
+    let mut config = PipelineConfig { file: Some(file.id), ..Default::default() };
+    let Some(yaml) = &file.yaml else { return config };
+    for doc in yaml.documents.iter().filter_map(|d| d.root.as_ref()) {
+        let value = Value::from_node(doc, file.id);
+        let continuous = |v: &Value| match v.get("continuous") {
+            Some(c) => match &c.kind {
+                ValueKind::Bool(b) => Some((*b, c.origin.clone())),
+                ValueKind::Str(s) => Some((s.eq_ignore_ascii_case("true"), c.origin.clone())),
+                _ => None,
+            },
+            None => None,
+        };
+        if let Some(defaults) = value.get("project_defaults") {
+            config.default_continuous = continuous(defaults);
+            continue;
+        }
+        let Some(setting) = continuous(&value) else { continue };
+        let names: Vec<String> = match value.get("pipeline") {
+            Some(p) => match &p.kind {
+                ValueKind::Str(s) => vec![s.clone()],
+                ValueKind::Seq(items) => items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect(),
+                _ => Vec::new(),
+            },
+            None => Vec::new(),
+        };
+        for name in names {
+            config.continuous.insert(name, setting.clone());
+        }
+    }
+    config
+}
+
+fn preset_file_problems(files: &[SourceFile], ids: &[FileId]) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for id in ids {
+        let file = &files[id.0 as usize];
+        if let Some(root) = first_document(file) {
+            if root.as_map().is_some() && root.get_str("name").is_none() {
+                out.push(Problem {
+                    kind: ProblemKind::PresetProblem,
+                    message: "this preset has no `name:`; LHP finds presets by that field, so nothing can use it".into(),
+                    origin: root.origin.at_start(),
+                });
+            }
+        }
+    }
+    out
+}

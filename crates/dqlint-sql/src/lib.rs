@@ -1,1 +1,15 @@
+//! Databricks SQL support for dqlint.
+//!
+//! * [`expr`]: checks of one expectation's boolean SQL expression (DQ301-DQ305).
+//! * [`ddl`]: a small catalog of the `CREATE TABLE` / `ALTER TABLE` / `UPDATE`
+//!   statements of a `.sql` file, used for the DLQ checks (DQ402-DQ409).
+//! * [`ident`]: multi-part table names (DQ401).
+//!
+//! Every range handed out by this crate is a byte range into the text that
+//! was passed in. Nothing in here panics on arbitrary input.
 
+pub mod ddl;
+pub mod expr;
+pub mod ident;
+
+mod text;

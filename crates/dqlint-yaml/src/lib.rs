@@ -1,1 +1,12 @@
+//! The YAML layer of dqlint: a tree-sitter-yaml parse of each `---` document,
+//! owned typed views (mappings, sequences, scalars) with exact byte spans,
+//! decoded scalar values, duplicate keys, and syntax errors that never stop
+//! the rest of the file from being read.
+
+pub mod lines;
 pub mod scalar;
+pub mod tree;
+
+pub use lines::{LineIndex, Position};
+pub use scalar::ScalarStyle;
+pub use tree::{parse, Document, Node, NodeKind, Pair, Scalar, ScalarKind, SyntaxError, YamlFile};

@@ -1,1 +1,166 @@
-fn main() {}
+//! `dqlint`: lint Lakehouse Plumber data-quality configs.
+
+mod output;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use dqlint_linter::{lint, Selection, Severity, RULES};
+use dqlint_project::{find_root, LoadOptions, Project};
+
+#[derive(Parser)]
+#[command(name = "dqlint", version, about = "Linter for Lakehouse Plumber data-quality configs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Lint the LHP project(s) containing PATH (default: the current folder).
+    Lint(LintArgs),
+    /// Print a rule's documentation, or the table of all rules.
+    Rule {
+        /// A code (DQ207) or a name (quarantine-coerces-action).
+        code: Option<String>,
+    },
+}
+
+#[derive(clap::Args)]
+struct LintArgs {
+    paths: Vec<PathBuf>,
+    /// Environment to resolve tokens for (repeatable); default: every substitutions/*.yaml.
+    #[arg(long = "env", value_name = "ENV")]
+    envs: Vec<String>,
+    #[arg(long, value_enum, default_value_t = Format::Full)]
+    format: Format,
+    /// Only these rules: codes, code prefixes (DQ4) or names; comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    select: Vec<String>,
+    /// Skip these rules: codes, code prefixes or names; comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    ignore: Vec<String>,
+    /// Warnings fail the run too (exit 1).
+    #[arg(long)]
+    strict: bool,
+    /// Count findings per rule instead of listing them.
+    #[arg(long)]
+    statistics: bool,
+    #[arg(long)]
+    no_color: bool,
+    /// Print only the findings, no summary line.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Full,
+    Concise,
+    Json,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match cli.command {
+        Command::Rule { code } => rule_command(code.as_deref()),
+        Command::Lint(args) => match lint_command(args) {
+            Ok(code) => code,
+            Err(message) => {
+                eprintln!("dqlint: error: {message}");
+                ExitCode::from(2)
+            }
+        },
+    }
+}
+
+fn rule_command(code: Option<&str>) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match code {
+        Some(code) => match dqlint_linter::find(code) {
+            Some(rule) => {
+                let _ = writeln!(out, "# {} ({})\n\nDefault severity: {}\n\n{}", rule.code, rule.name, rule.severity.as_str(), rule.doc());
+                ExitCode::SUCCESS
+            }
+            None => {
+                eprintln!("dqlint: error: unknown rule `{code}` (see `dqlint rule` for the list)");
+                ExitCode::from(2)
+            }
+        },
+        None => {
+            for rule in RULES {
+                let _ = writeln!(out, "{:<7} {:<42} {:<8} {}", rule.code, rule.name, rule.severity.as_str(), rule.summary());
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
+    for pattern in args.select.iter().chain(&args.ignore) {
+        let p = pattern.trim();
+        let known = RULES.iter().any(|r| {
+            r.code.eq_ignore_ascii_case(p) || r.name == p || r.code.to_ascii_uppercase().starts_with(&p.to_ascii_uppercase())
+        });
+        if !known || p.is_empty() {
+            return Err(format!("`{p}` matches no rule code, prefix or name (see `dqlint rule`)"));
+        }
+    }
+    let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
+    let mut roots: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
+    for path in &paths {
+        if !path.exists() {
+            return Err(format!("{}: no such file or folder", path.display()));
+        }
+        let root = find_root(path)
+            .ok_or_else(|| format!("{}: not inside an LHP project (no lhp.yaml in it or any parent folder)", path.display()))?;
+        let abs = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        match roots.iter_mut().find(|(r, _)| *r == root) {
+            Some((_, scopes)) => scopes.push(abs),
+            None => roots.push((root, vec![abs])),
+        }
+    }
+    if roots.len() > 1 && args.format == Format::Json {
+        return Err("--format json reports one project; the paths given span several LHP projects".into());
+    }
+    let selection = Selection { select: args.select.clone(), ignore: args.ignore.clone() };
+    let color = !args.no_color && std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
+    let mut failed = false;
+    for (root, scopes) in roots {
+        let options = LoadOptions { envs: args.envs.clone(), ..Default::default() };
+        let project = Project::load(&root, &options).map_err(|e| e.to_string())?;
+        let diagnostics: Vec<_> = lint(&project, &selection)
+            .into_iter()
+            .filter(|d| in_scope(&project, &scopes, &d.primary))
+            .collect();
+        failed |= diagnostics.iter().any(|d| d.severity == Severity::Error || (args.strict && d.severity == Severity::Warning));
+        let mut stdout = std::io::stdout().lock();
+        let report = output::Report { project: &project, diagnostics: &diagnostics };
+        let written = if args.statistics {
+            report.statistics(&mut stdout)
+        } else {
+            match args.format {
+                Format::Json => report.json(&mut stdout),
+                Format::Concise => report.concise(&mut stdout, args.quiet),
+                Format::Full => report.full(&mut stdout, color, args.quiet),
+            }
+        };
+        written.map_err(|e| format!("cannot write the report: {e}"))?;
+    }
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// A PATH inside the project lints it all but reports only what lies under PATH.
+fn in_scope(project: &Project, scopes: &[PathBuf], at: &dqlint_linter::Location) -> bool {
+    let path: &Path = &project.file(at.file).path;
+    scopes.iter().any(|s| *s == project.root || path.starts_with(s))
+}

@@ -1,0 +1,155 @@
+//! Runs the rules over a project and merges what they find.
+
+use std::collections::{BTreeMap, HashMap};
+
+use dqlint_project::{envs_or_none, normalize_rel, Action, Env, ExpectationSet, Flowgroup, Origin, Project, Value};
+
+use crate::diagnostic::{Diagnostic, Location};
+use crate::registry::{RuleMeta, RULES};
+
+/// What rules read: the project and the environments to check.
+pub struct Context<'a> {
+    pub project: &'a Project,
+    /// The environments, or one pseudo-environment (empty name) in which no
+    /// token resolves when the project has no substitutions.
+    pub envs: Vec<Env>,
+    /// For each expectations file (project-relative path), the
+    /// data_quality actions that use it in some environment.
+    pub expectation_users: BTreeMap<String, Vec<(&'a Flowgroup, &'a Action)>>,
+}
+
+/// Where rules put what they find.
+#[derive(Default)]
+pub struct Findings {
+    items: Vec<Diagnostic>,
+}
+
+impl Findings {
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.items.push(diagnostic);
+    }
+}
+
+impl<'a> Context<'a> {
+    pub fn new(project: &'a Project) -> Context<'a> {
+        let envs = envs_or_none(&project.envs);
+        let mut expectation_users: BTreeMap<String, Vec<(&'a Flowgroup, &'a Action)>> = BTreeMap::new();
+        for (fg, action) in project.actions().filter(|(_, a)| a.is_data_quality()) {
+            let Some(path) = action.get_str("expectations_file") else { continue };
+            for env in &envs {
+                let resolved = env.resolve(path);
+                if !resolved.unresolved.is_empty() {
+                    continue;
+                }
+                let users = expectation_users.entry(normalize_rel(&resolved.text)).or_default();
+                if !users.iter().any(|(_, a)| std::ptr::eq(*a, action)) {
+                    users.push((fg, action));
+                }
+            }
+        }
+        Context { project, envs, expectation_users }
+    }
+
+    /// Every `transform_type: data_quality` action.
+    pub fn dq_actions(&self) -> impl Iterator<Item = (&'a Flowgroup, &'a Action)> {
+        self.project.actions().filter(|(_, a)| a.is_data_quality())
+    }
+
+    /// Every `mode: quarantine` data_quality action.
+    pub fn quarantine_actions(&self) -> impl Iterator<Item = (&'a Flowgroup, &'a Action)> {
+        self.project.actions().filter(|(_, a)| a.is_quarantine())
+    }
+
+    /// Whether the environments resolve tokens at all (a project without
+    /// substitutions resolves nothing: token-dependent checks skip).
+    /// The expectations files in use, with the actions using each.
+    pub fn expectation_sets(&self) -> impl Iterator<Item = (&'a ExpectationSet, &[(&'a Flowgroup, &'a Action)])> + '_ {
+        self.expectation_users.iter().filter_map(|(rel, users)| {
+            self.project.expectations_for(rel).map(|set| (set, users.as_slice()))
+        })
+    }
+
+    pub fn resolves_tokens(&self) -> bool {
+        self.envs.iter().any(|e| e.file.is_some())
+    }
+}
+
+/// Which rules to run.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// Codes, code prefixes or names; empty means all.
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
+}
+
+impl Selection {
+    pub fn matches(&self, rule: &RuleMeta) -> bool {
+        let hit = |pattern: &String| {
+            let p = pattern.trim();
+            rule.code.eq_ignore_ascii_case(p)
+                || rule.name == p
+                || (!p.is_empty() && rule.code.to_ascii_uppercase().starts_with(&p.to_ascii_uppercase()))
+        };
+        (self.select.is_empty() || self.select.iter().any(hit)) && !self.ignore.iter().any(hit)
+    }
+}
+
+/// The one entry point shared by the CLI and the language server.
+pub fn lint(project: &Project, selection: &Selection) -> Vec<Diagnostic> {
+    let ctx = Context::new(project);
+    let mut findings = Findings::default();
+    for rule in RULES.iter().filter(|r| selection.matches(r)) {
+        (rule.check)(&ctx, &mut findings);
+    }
+    let mut merged = merge(findings.items);
+    // Stable output: by file path, then position, then code.
+    merged.sort_by(|a, b| {
+        let key = |d: &Diagnostic| (project.file(d.primary.file).rel.clone(), d.primary.span.start, d.primary.span.end, d.rule.code, d.message.clone());
+        key(a).cmp(&key(b))
+    });
+    merged
+}
+
+/// One finding per (rule, place, message): environments and related
+/// locations of repeats are merged; then sorted by file, position, code.
+fn merge(items: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    const MAX_RELATED: usize = 20;
+    let mut index: HashMap<(&'static str, Location, String), usize> = HashMap::new();
+    let mut out: Vec<Diagnostic> = Vec::new();
+    for d in items {
+        let key = (d.rule.code, d.primary.clone(), d.message.clone());
+        match index.get(&key) {
+            Some(&i) => {
+                let existing = &mut out[i];
+                for env in d.envs {
+                    if !existing.envs.contains(&env) {
+                        existing.envs.push(env);
+                    }
+                }
+                for r in d.related {
+                    if existing.related.len() < MAX_RELATED && !existing.related.contains(&r) {
+                        existing.related.push(r);
+                    }
+                }
+            }
+            None => {
+                index.insert(key, out.len());
+                out.push(d);
+            }
+        }
+    }
+    for d in &mut out {
+        d.envs.sort();
+    }
+    out
+}
+
+/// Where a value of an action is, or the action's anchor if it is absent.
+pub fn origin_of(action: &Action, key: &str) -> Origin {
+    action.get(key).map(|v| v.origin.clone()).unwrap_or_else(|| action.anchor())
+}
+
+/// The key of `key` in the action mapping, for "missing field" findings.
+pub fn key_origin(value: &Value, key: &str) -> Option<Origin> {
+    value.entry(key).map(|e| e.key_origin.clone())
+}

@@ -1,0 +1,116 @@
+//! The one table of rule codes. Each rule lives in `rules/<code>_<name>.rs`;
+//! that file's `//!` doc comment is the rule's user documentation.
+
+use crate::diagnostic::Severity;
+use crate::engine::{Context, Findings};
+use crate::rules;
+
+pub struct RuleMeta {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub severity: Severity,
+    pub check: fn(&Context, &mut Findings),
+    source: &'static str,
+}
+
+impl std::fmt::Debug for RuleMeta {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.code, self.name)
+    }
+}
+
+impl RuleMeta {
+    /// The rule's documentation: its file's `//!` comment, as Markdown.
+    pub fn doc(&self) -> String {
+        let mut out = String::new();
+        for line in self.source.lines() {
+            let Some(text) = line.strip_prefix("//!") else {
+                if out.is_empty() && line.trim().is_empty() {
+                    continue;
+                }
+                break;
+            };
+            out.push_str(text.strip_prefix(' ').unwrap_or(text));
+            out.push('\n');
+        }
+        out.trim_end().to_string()
+    }
+
+    /// The first paragraph of "What it does", for tables and hovers.
+    pub fn summary(&self) -> String {
+        let doc = self.doc();
+        let body = doc.split("## What it does").nth(1).unwrap_or(&doc);
+        body.trim().split("\n\n").next().unwrap_or("").replace('\n', " ")
+    }
+
+    /// A section of the doc (`Example`, `Valid`...), its fenced code block.
+    pub fn example(&self, heading: &str) -> Option<String> {
+        let doc = self.doc();
+        let section = doc.split(&format!("## {heading}")).nth(1)?;
+        let section = section.split("\n## ").next()?;
+        let start = section.find("```")?;
+        let after = &section[start + 3..];
+        let body_start = after.find('\n')? + 1;
+        let end = after[body_start..].find("```")?;
+        Some(after[body_start..body_start + end].to_string())
+    }
+}
+
+macro_rules! registry {
+    ($( $code:literal $name:literal $severity:ident $module:ident; )*) => {
+        pub static RULES: &[RuleMeta] = &[
+            $( RuleMeta {
+                code: $code,
+                name: $name,
+                severity: Severity::$severity,
+                check: rules::$module::check,
+                source: include_str!(concat!("rules/", stringify!($module), ".rs")),
+            }, )*
+        ];
+    };
+}
+
+registry! {
+    "DQ001" "yaml-syntax-error" Error dq001_yaml_syntax_error;
+    "DQ002" "invalid-structure" Error dq002_invalid_structure;
+    "DQ003" "unknown-key" Warning dq003_unknown_key;
+    "DQ101" "invalid-dq-mode" Error dq101_invalid_dq_mode;
+    "DQ102" "quarantine-block-missing" Error dq102_quarantine_block_missing;
+    "DQ103" "quarantine-block-without-mode" Error dq103_quarantine_block_without_mode;
+    "DQ104" "quarantine-field-missing" Error dq104_quarantine_field_missing;
+    "DQ105" "non-stream-read-mode" Error dq105_non_stream_read_mode;
+    "DQ106" "expectations-file-not-set" Error dq106_expectations_file_not_set;
+    "DQ107" "expectations-file-not-found" Error dq107_expectations_file_not_found;
+    "DQ108" "dq-source-not-single-view" Error dq108_dq_source_not_single_view;
+    "DQ109" "preset-data-quality-ignored" Warning dq109_preset_data_quality_ignored;
+    "DQ201" "expectations-file-invalid" Error dq201_expectations_file_invalid;
+    "DQ202" "no-expectations" Error dq202_no_expectations;
+    "DQ203" "rule-without-expression" Error dq203_rule_without_expression;
+    "DQ204" "invalid-rule-action" Error dq204_invalid_rule_action;
+    "DQ205" "duplicate-rule-name" Error dq205_duplicate_rule_name;
+    "DQ206" "rule-value-not-mapping" Error dq206_rule_value_not_mapping;
+    "DQ207" "quarantine-coerces-action" Warning dq207_quarantine_coerces_action;
+    "DQ208" "conflicting-rule-action" Warning dq208_conflicting_rule_action;
+    "DQ401" "table-name-not-qualified" Error dq401_table_name_not_qualified;
+    "DQ501" "duplicate-source-table" Error dq501_duplicate_source_table;
+    "DQ502" "duplicate-source-table-across-pipelines" Error dq502_duplicate_source_table_across_pipelines;
+    "DQ503" "duplicate-quarantine-source-view" Error dq503_duplicate_quarantine_source_view;
+    "DQ504" "quarantine-in-continuous-pipeline" Error dq504_quarantine_in_continuous_pipeline;
+    "DQ601" "unresolved-token" Error dq601_unresolved_token;
+    "DQ602" "missing-substitutions-file" Warning dq602_missing_substitutions_file;
+    "DQ603" "deprecated-bare-token" Warning dq603_deprecated_bare_token;
+    "DQ604" "secret-in-table-name" Error dq604_secret_in_table_name;
+    "DQ605" "undefined-local-variable" Error dq605_undefined_local_variable;
+    "DQ701" "cdc-without-sequence-by" Warning dq701_cdc_without_sequence_by;
+    "DQ702" "cdc-sequence-by-processing-time" Warning dq702_cdc_sequence_by_processing_time;
+}
+
+/// A rule by code (`DQ107`) or name (`expectations-file-not-found`).
+pub fn find(code_or_name: &str) -> Option<&'static RuleMeta> {
+    RULES.iter().find(|r| r.code.eq_ignore_ascii_case(code_or_name) || r.name == code_or_name)
+}
+
+/// `lookup!(DQ107)`: the registry entry of a code known at compile time.
+pub fn rule(code: &str) -> &'static RuleMeta {
+    RULES.iter().find(|r| r.code == code).unwrap_or_else(|| panic!("{code} is not in the registry"))
+}

@@ -1,0 +1,54 @@
+//! ## What it does
+//! Reports a YAML or JSON file (or one `---` document of it) that does not
+//! parse, at the first broken spot, and a file that cannot be read at all
+//! (binary, not UTF-8, unreadable, too large).
+//!
+//! ## Why is this bad?
+//! LHP stops the whole run at the first YAML error (LHP-CFG-009). dqlint
+//! keeps linting the other documents and files, and recovers what it can
+//! of the broken document, so you see everything at once.
+//!
+//! ## Example
+//! ```yaml
+//! actions:
+//!   - name: orders_dq
+//!     quarantine
+//!       dlq_table: main.ops.dlq
+//! ```
+//!
+//! ## Fix
+//! Repair the syntax the message names (here the missing `:` after
+//! `quarantine`).
+//!
+//! ## Valid
+//! ```yaml
+//! actions:
+//!   - name: orders_dq
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//! ```
+
+use dqlint_project::FileKind;
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ001");
+    for file in &ctx.project.files {
+        if let Some(reason) = &file.read_error {
+            let what = if file.kind == FileKind::Sql { "SQL file" } else { "file" };
+            out.push(Diagnostic::at(me, file.id, 0..0, format!("this {what} was not linted: {reason}")));
+            continue;
+        }
+        for error in file.yaml.iter().flat_map(|y| y.errors.iter()) {
+            out.push(Diagnostic::at(me, file.id, error.span.clone(), error.message.clone()));
+        }
+    }
+    if let Some(lhp) = ctx.project.files.iter().find(|f| f.kind == FileKind::ProjectConfig) {
+        for (path, reason) in &ctx.project.walk_errors {
+            out.push(Diagnostic::at(me, lhp.id, 0..0, format!("{}: {reason}", path.display())));
+        }
+    }
+}

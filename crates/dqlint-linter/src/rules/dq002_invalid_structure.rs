@@ -1,0 +1,56 @@
+//! ## What it does
+//! Reports a flowgroup document, `flowgroups`, `actions`, an action or a
+//! `quarantine` block with the wrong YAML type (for example `actions`
+//! written as a mapping instead of a list).
+//!
+//! ## Why is this bad?
+//! LHP's models expect lists and mappings in these places; other types
+//! crash it with a Pydantic traceback (LHP-GEN-902) or make it generate
+//! broken code.
+//!
+//! ## Example
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   name: orders_dq
+//!   type: transform
+//! ```
+//!
+//! ## Fix
+//! Use the type LHP expects: `actions` is a list of mappings (`- name: ...`).
+//!
+//! ## Valid
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: orders_dq
+//!     type: transform
+//! ```
+
+use dqlint_project::{ProblemKind, ValueKind};
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ002");
+    for fg in &ctx.project.flowgroups {
+        for p in fg.problems.iter().filter(|p| p.kind == ProblemKind::Structure) {
+            out.push(Diagnostic::new(me, &p.origin, p.message.clone()));
+        }
+    }
+    for (_, action) in ctx.dq_actions() {
+        if let Some(q) = action.get("quarantine") {
+            if !matches!(q.kind, ValueKind::Map(_) | ValueKind::Null) {
+                out.push(Diagnostic::new(
+                    me,
+                    &q.origin,
+                    format!("`quarantine` must be a mapping with `dlq_table` and `source_table`, not {}", q.type_name()),
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! ## What it does
+//! Reports keys that LHP ignores: on a `data_quality` action, any key that
+//! action type does not use (a typo such as `expectation_file`, or a field
+//! of another action type such as `on_violation`); inside a `quarantine`
+//! block; and at the top level of a flowgroup. Suggests the key you
+//! probably meant.
+//!
+//! ## Why is this bad?
+//! LHP silently drops unknown keys (E12, E09b, E30): a misspelt
+//! `expectation_file` leaves the action without rules, and nothing says so.
+//!
+//! ## Example
+//! ```yaml
+//! - name: orders_dq
+//!   type: transform
+//!   transform_type: data_quality
+//!   source: v_orders
+//!   target: v_orders_dq
+//!   expectation_file: expectations/orders.yaml
+//! ```
+//!
+//! ## Fix
+//! Rename the key (`expectations_file`) or remove it.
+//!
+//! ## Valid
+//! ```yaml
+//! - name: orders_dq
+//!   type: transform
+//!   transform_type: data_quality
+//!   source: v_orders
+//!   target: v_orders_dq
+//!   expectations_file: expectations/orders.yaml
+//! ```
+
+use dqlint_project::{Entry, Value};
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::text::did_you_mean;
+
+/// Keys a data_quality action uses (LHP's `Action` model fields that the
+/// data_quality validator and generator read, plus the common ones).
+pub const DQ_ACTION_KEYS: &[&str] = &[
+    "name", "type", "transform_type", "source", "target", "description", "readMode",
+    "expectations_file", "mode", "quarantine", "operational_metadata", "depends_on",
+];
+pub const QUARANTINE_KEYS: &[&str] = &["dlq_table", "source_table"];
+pub const FLOWGROUP_KEYS: &[&str] = &[
+    "pipeline", "flowgroup", "job_name", "variables", "presets", "use_template",
+    "template_parameters", "actions", "operational_metadata", "flowgroups", "description",
+];
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    for (_, action) in ctx.dq_actions() {
+        report_unknown(ctx, out, &action.value, DQ_ACTION_KEYS, "a data_quality action");
+        if let Some(q) = action.get("quarantine") {
+            report_unknown(ctx, out, q, QUARANTINE_KEYS, "a `quarantine` block");
+        }
+    }
+    for fg in &ctx.project.flowgroups {
+        report_unknown(ctx, out, &fg.doc, FLOWGROUP_KEYS, "a flowgroup");
+    }
+}
+
+fn report_unknown(ctx: &Context, out: &mut Findings, value: &Value, known: &[&str], place: &str) {
+    let me = rule("DQ003");
+    let Some(entries) = value.as_map() else { return };
+    for Entry { key, key_origin, .. } in entries {
+        if known.contains(&key.as_str()) {
+            continue;
+        }
+        let suggestion = did_you_mean(key, known).filter(|s| value.entry(s).is_none());
+        let mut message = format!("`{key}` is not a key of {place}; LHP ignores it");
+        let mut diagnostic;
+        if let Some(s) = suggestion {
+            message.push_str(&format!(" (did you mean `{s}`?)"));
+            diagnostic = Diagnostic::new(me, key_origin, message);
+            let raw = crate::text::source_text(ctx.project, key_origin);
+            if raw == key {
+                diagnostic = diagnostic.fix(Fix {
+                    applicability: Applicability::Unsafe,
+                    description: format!("rename `{key}` to `{s}`"),
+                    edits: vec![Edit { file: key_origin.file, span: key_origin.span.clone(), new_text: s.to_string() }],
+                });
+            }
+        } else {
+            diagnostic = Diagnostic::new(me, key_origin, message);
+        }
+        out.push(diagnostic);
+    }
+}

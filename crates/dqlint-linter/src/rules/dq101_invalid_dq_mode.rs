@@ -1,0 +1,47 @@
+//! ## What it does
+//! Reports a data_quality action whose `mode` is neither `dqe` nor
+//! `quarantine`.
+//!
+//! ## Why is this bad?
+//! `lhp validate` rejects the flowgroup (LHP-VAL-007); a typo such as
+//! `quarantined` is easy to miss.
+//!
+//! ## Example
+//! ```yaml
+//! mode: quarantined
+//! ```
+//!
+//! ## Fix
+//! Use `dqe` (decorate the view) or `quarantine` (route failing rows to a
+//! dead-letter table).
+//!
+//! ## Valid
+//! ```yaml
+//! mode: quarantine
+//! ```
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::text::{did_you_mean, requote};
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ101");
+    for (_, action) in ctx.dq_actions() {
+        let Some(mode) = action.get("mode").filter(|m| !m.is_null()) else { continue };
+        let text = mode.as_str().unwrap_or_default();
+        if text == "dqe" || text == "quarantine" {
+            continue;
+        }
+        let shown = mode.as_str().map(|s| format!("`{s}`")).unwrap_or_else(|| mode.type_name().to_string());
+        let mut d = Diagnostic::new(me, &mode.origin, format!("`mode` is {shown}; it must be `dqe` or `quarantine`"));
+        if let Some(s) = did_you_mean(&text.to_ascii_lowercase(), &["dqe", "quarantine"]) {
+            d = d.fix(Fix {
+                applicability: Applicability::Unsafe,
+                description: format!("set `mode: {s}`"),
+                edits: vec![Edit { file: mode.origin.file, span: mode.origin.span.clone(), new_text: requote(ctx.project, &mode.origin, s) }],
+            });
+        }
+        out.push(d);
+    }
+}

@@ -1,0 +1,49 @@
+//! ## What it does
+//! Reports a `quarantine` block on a data_quality action whose `mode` is
+//! `dqe` or absent (the default is `dqe`).
+//!
+//! ## Why is this bad?
+//! `lhp validate` rejects it (LHP-VAL-007). Usually `mode: quarantine` was
+//! forgotten, and the author believes failing rows are being kept.
+//!
+//! ## Example
+//! ```yaml
+//! - name: orders_dq
+//!   type: transform
+//!   transform_type: data_quality
+//!   quarantine:
+//!     dlq_table: main.ops.dlq
+//!     source_table: main.bronze.orders
+//! ```
+//!
+//! ## Fix
+//! Add `mode: quarantine`, or remove the block.
+//!
+//! ## Valid
+//! ```yaml
+//! - name: orders_dq
+//!   type: transform
+//!   transform_type: data_quality
+//!   mode: quarantine
+//!   quarantine:
+//!     dlq_table: main.ops.dlq
+//!     source_table: main.bronze.orders
+//! ```
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{key_origin, Context, Findings};
+use crate::registry::rule;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ103");
+    for (_, action) in ctx.dq_actions() {
+        if action.get("quarantine").is_none_or(|q| q.is_null()) || action.dq_mode() != Some("dqe") {
+            continue;
+        }
+        let at = key_origin(&action.value, "quarantine").unwrap_or_else(|| action.anchor());
+        let why = if action.get("mode").is_some_and(|m| !m.is_null()) { "is `dqe`" } else { "is not set (default `dqe`)" };
+        out.push(Diagnostic::new(me, &at, format!(
+            "a `quarantine` block is only allowed with `mode: quarantine`, but `mode` {why}"
+        )));
+    }
+}

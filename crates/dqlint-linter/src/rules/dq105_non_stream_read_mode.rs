@@ -1,0 +1,45 @@
+//! ## What it does
+//! Reports a data_quality action whose `readMode` is not `stream`.
+//!
+//! ## Why is this bad?
+//! The data_quality generator only streams. `lhp validate` passes such a
+//! config, and `lhp generate` then fails with LHP-VAL-068 (E01, E26).
+//!
+//! ## Example
+//! ```yaml
+//! readMode: batch
+//! ```
+//!
+//! ## Fix
+//! Use `readMode: stream` or remove the key (stream is the default).
+//!
+//! ## Valid
+//! ```yaml
+//! readMode: stream
+//! ```
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::text::requote;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ105");
+    for (_, action) in ctx.dq_actions() {
+        let Some(mode) = action.get("readMode").filter(|m| !m.is_null()) else { continue };
+        if mode.as_str() == Some("stream") {
+            continue;
+        }
+        let shown = mode.as_str().map(|s| format!("`{s}`")).unwrap_or_else(|| mode.type_name().to_string());
+        out.push(
+            Diagnostic::new(me, &mode.origin, format!(
+                "`readMode` is {shown}; data_quality actions only stream (`lhp generate` fails with LHP-VAL-068)"
+            ))
+            .fix(Fix {
+                applicability: Applicability::Safe,
+                description: "set `readMode: stream`".into(),
+                edits: vec![Edit { file: mode.origin.file, span: mode.origin.span.clone(), new_text: requote(ctx.project, &mode.origin, "stream") }],
+            }),
+        );
+    }
+}

@@ -1,0 +1,76 @@
+//! ## What it does
+//! Reports an `expectations_file` that does not exist. Paths resolve
+//! against the project root (absolute paths are allowed); tokens are
+//! resolved per environment. A path that only differs in letter case from
+//! an existing one is named.
+//!
+//! ## Why is this bad?
+//! In dqe mode only `lhp generate` notices (LHP-IO-001: E03); on a
+//! case-sensitive file system (Databricks, Linux CI) `Expectations/` is not
+//! `expectations/`, even if it works on a laptop.
+//!
+//! ## Example
+//! ```yaml
+//! expectations_file: expectations/orderz.yaml
+//! ```
+//!
+//! ## Fix
+//! Correct the path, relative to the folder holding `lhp.yaml`.
+//!
+//! ## Valid
+//! ```yaml
+//! expectations_file: expectations/orders.yaml
+//! ```
+
+use dqlint_project::{case_insensitive_match, normalize_rel, resolve_project_path};
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ107");
+    let root = &ctx.project.root;
+    for (_, action) in ctx.dq_actions() {
+        let Some(value) = action.get("expectations_file") else { continue };
+        let Some(raw) = value.as_str().filter(|s| !s.is_empty()) else { continue };
+        let tokenized = raw.contains('{');
+        for env in &ctx.envs {
+            let resolved = env.resolve(raw);
+            if !resolved.unresolved.is_empty() || resolved.has_secret {
+                continue;
+            }
+            let rel = normalize_rel(&resolved.text);
+            if resolve_project_path(root, &rel).is_file() {
+                continue;
+            }
+            let mut d = match case_insensitive_match(root, &rel) {
+                Some(real) => {
+                    let mut d = Diagnostic::new(me, &value.origin, format!(
+                        "expectations file `{rel}` not found; `{real}` exists but differs in letter case (paths are case-sensitive on Databricks)"
+                    ));
+                    if !tokenized && crate::text::source_text(ctx.project, &value.origin).contains(raw) {
+                        let raw_text = crate::text::source_text(ctx.project, &value.origin);
+                        d = d.fix(Fix {
+                            applicability: Applicability::Safe,
+                            description: format!("use `{real}`"),
+                            edits: vec![Edit {
+                                file: value.origin.file,
+                                span: value.origin.span.clone(),
+                                new_text: raw_text.replacen(raw, &real, 1),
+                            }],
+                        });
+                    }
+                    d
+                }
+                None => Diagnostic::new(me, &value.origin, format!(
+                    "expectations file `{rel}` not found (paths are relative to the project root)"
+                )),
+            };
+            if tokenized {
+                d = d.env(&env.name);
+            }
+            out.push(d);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! ## What it does
+//! Reports a data_quality action whose `source` is missing, or is a list
+//! (or a mapping without a `view`).
+//!
+//! ## Why is this bad?
+//! The data_quality generator reads exactly one view. With a list, LHP
+//! validates and generates `spark.readStream.table("")` (E20), which fails
+//! only when the pipeline runs.
+//!
+//! ## Example
+//! ```yaml
+//! source: [v_orders, v_returns]
+//! ```
+//!
+//! ## Fix
+//! Name one view: `source: v_orders` (union views upstream if needed).
+//!
+//! ## Valid
+//! ```yaml
+//! source: v_orders
+//! ```
+
+use dqlint_project::ValueKind;
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ108");
+    for (_, action) in ctx.dq_actions() {
+        let name = action.name().unwrap_or("?");
+        match action.get("source") {
+            None => out.push(Diagnostic::new(me, &action.anchor(), format!("data_quality action `{name}` has no `source` view"))),
+            Some(v) => match &v.kind {
+                ValueKind::Str(s) if !s.is_empty() => {}
+                ValueKind::Map(_) if v.get_str("view").or(v.get_str("source")).is_some() => {}
+                ValueKind::Seq(items) => out.push(Diagnostic::new(me, &v.origin, format!(
+                    "`source` is a list of {} item(s); a data_quality action reads one view, and LHP generates `readStream.table(\"\")` for a list",
+                    items.len()
+                ))),
+                _ => out.push(Diagnostic::new(me, &v.origin, format!(
+                    "`source` is {}; it must name one view", v.type_name()
+                ))),
+            },
+        }
+    }
+}

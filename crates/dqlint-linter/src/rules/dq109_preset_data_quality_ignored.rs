@@ -1,0 +1,77 @@
+//! ## What it does
+//! Reports a preset that sets `transform_actions.data_quality` fields, or a
+//! nested `defaults` block: LHP never applies either.
+//!
+//! ## Why is this bad?
+//! LHP's docs suggest setting the shared `dlq_table` in a preset, but
+//! transform presets only fill keys "not already present" on a model dump
+//! in which every field is present: they never apply (E18, E39). The
+//! actions silently run without the settings you see in the preset.
+//!
+//! ## Example
+//! ```yaml
+//! name: quarantine_defaults
+//! defaults:
+//!   transform_actions:
+//!     data_quality:
+//!       mode: quarantine
+//! ```
+//!
+//! ## Fix
+//! Set these fields on each action, or in a template.
+//!
+//! ## Valid
+//! ```yaml
+//! name: bronze_defaults
+//! defaults:
+//!   write_actions:
+//!     streaming_table:
+//!       table_properties:
+//!         delta.enableChangeDataFeed: "true"
+//! ```
+
+use dqlint_project::{FileKind, Value};
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ109");
+    for file in ctx.project.files.iter().filter(|f| f.kind == FileKind::Preset) {
+        let Some(node) = file.yaml.as_ref().and_then(|y| y.documents.iter().find_map(|d| d.root.as_ref())) else { continue };
+        let root = Value::from_node(node, file.id);
+        let Some(defaults) = root.get("defaults") else { continue };
+        let preset = root.get_str("name").unwrap_or("?").to_string();
+        let users: Vec<_> = ctx
+            .project
+            .flowgroups
+            .iter()
+            .filter_map(|fg| fg.presets.iter().find(|(n, _)| *n == preset).map(|(_, site)| (fg, site)))
+            .take(5)
+            .collect();
+        let mut report = |at: &dqlint_project::Origin, message: String| {
+            let mut d = Diagnostic::new(me, at, message);
+            for (fg, site) in &users {
+                d = d.related(site, format!("preset used by flowgroup `{}`", fg.name.as_deref().unwrap_or("?")));
+            }
+            out.push(d);
+        };
+        if let Some(entry) = defaults.get("transform_actions").and_then(|t| t.entry("data_quality")) {
+            if entry.value.as_map().is_some_and(|m| !m.is_empty()) {
+                let keys: Vec<String> = entry.value.as_map().unwrap().iter().map(|e| format!("`{}`", e.key)).collect();
+                report(&entry.key_origin, format!(
+                    "preset `{preset}` sets data_quality {} under `transform_actions`, but LHP never applies transform presets (E18/E39)",
+                    keys.join(", ")
+                ));
+            }
+        }
+        if let Some(entry) = defaults.entry("defaults") {
+            if entry.value.as_map().is_some_and(|m| !m.is_empty()) {
+                report(&entry.key_origin, format!(
+                    "preset `{preset}` has a nested `defaults` block; LHP never applies it"
+                ));
+            }
+        }
+    }
+}

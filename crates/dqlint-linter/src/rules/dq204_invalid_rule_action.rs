@@ -1,0 +1,42 @@
+//! ## What it does
+//! Reports a rule action LHP does not accept: `action` other than
+//! warn/drop/fail (mapping format), `failureAction` other than
+//! warn/drop/fail, or `type` other than expect/expect_or_drop/expect_or_fail
+//! (list format).
+//!
+//! ## Why is this bad?
+//! LHP silently turns an unknown `action` into `warn` (E31) and skips an
+//! item with an unknown `type`: a rule meant to drop or fail only logs.
+//!
+//! ## Example
+//! ```yaml
+//! price > 0:
+//!   action: quarantine
+//! ```
+//!
+//! ## Fix
+//! Use `warn`, `drop` or `fail` (quarantine mode already routes every
+//! failing row to the DLQ).
+//!
+//! ## Valid
+//! ```yaml
+//! price > 0:
+//!   action: drop
+//! ```
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ204");
+    for (set, _) in ctx.expectation_sets() {
+        for r in &set.rules {
+            let Some((value, allowed)) = &r.invalid_action else { continue };
+            let effect = if allowed.starts_with("expect") { "LHP skips this rule" } else { "LHP treats it as `warn`" };
+            out.push(Diagnostic::at(me, set.file, value.span.clone(), format!(
+                "`{}` is not a valid rule action (use {allowed}): {effect}", value.text
+            )));
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! ## What it does
+//! Reports a `warn` or `fail` rule (written or defaulted) in an
+//! expectations file used by a `mode: quarantine` action: quarantine mode
+//! enforces every rule as `drop`.
+//!
+//! ## Why is this bad?
+//! A `warn` rule you expected to only log now removes rows from the clean
+//! path (they go to the DLQ); a `fail` rule no longer stops the pipeline.
+//! LHP's docs promise a warning, but the CLI never shows it (E25).
+//!
+//! ## Example
+//! ```yaml
+//! stock >= 0:
+//!   action: warn
+//!   name: non_negative_stock
+//! ```
+//!
+//! ## Fix
+//! Write `drop`, which is what runs; or move the rule to a dqe action.
+//!
+//! ## Valid
+//! ```yaml
+//! stock >= 0:
+//!   action: drop
+//!   name: non_negative_stock
+//! ```
+
+use dqlint_project::RuleAction;
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use crate::engine::{origin_of, Context, Findings};
+use crate::registry::rule;
+use crate::text::requote;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ207");
+    for (set, users) in ctx.expectation_sets() {
+        let quarantine_users: Vec<_> = users.iter().filter(|(_, a)| a.is_quarantine()).collect();
+        if quarantine_users.is_empty() {
+            continue;
+        }
+        for r in set.rules.iter().filter(|r| r.is_usable()) {
+            let Some(action) = r.action.filter(|a| *a != RuleAction::Drop) else { continue };
+            let label = r.name.as_ref().map(|n| n.text.clone()).or_else(|| r.expression.as_ref().map(|e| e.text.clone())).unwrap_or_default();
+            let (span, written) = match &r.action_source {
+                Some(src) => (src.span.clone(), true),
+                None => (r.expression.as_ref().map(|e| e.span.clone()).unwrap_or(r.span.clone()), false),
+            };
+            let how = if written { "is" } else { "defaults to" };
+            let mut d = Diagnostic::at(me, set.file, span.clone(), format!(
+                "rule `{label}` {how} `{}` but quarantine mode enforces it as `drop`", action.as_str()
+            ));
+            for (_, a) in &quarantine_users {
+                d = d.related(&origin_of(a, "mode"), format!("used in quarantine mode by action `{}`", a.name().unwrap_or("?")));
+            }
+            if let Some(src) = r.action_source.as_ref().filter(|_| r.invalid_action.is_none()) {
+                let origin = dqlint_project::Origin::new(set.file, src.span.clone());
+                let new = if src.text.starts_with("expect") { "expect_or_drop" } else { "drop" };
+                d = d.fix(Fix {
+                    applicability: Applicability::Safe,
+                    description: format!("write `{new}`, which is what quarantine mode runs"),
+                    edits: vec![Edit { file: set.file, span: src.span.clone(), new_text: requote(ctx.project, &origin, new) }],
+                });
+            }
+            out.push(d);
+        }
+    }
+}

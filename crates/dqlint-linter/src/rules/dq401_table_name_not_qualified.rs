@@ -1,0 +1,71 @@
+//! ## What it does
+//! Reports a `quarantine.dlq_table` or `quarantine.source_table` that is not
+//! a three-part `catalog.schema.table` name after substitution: empty
+//! parts, two or four parts, an unterminated backtick. Checked per
+//! environment.
+//!
+//! ## Why is this bad?
+//! LHP only counts dots: `a..b` passes `lhp validate` and fails in
+//! Databricks; a backticked name containing a dot is rejected although it
+//! is valid.
+//!
+//! ## Example
+//! ```yaml
+//! quarantine:
+//!   dlq_table: ops.dlq
+//!   source_table: main.bronze.orders
+//! ```
+//!
+//! ## Fix
+//! Write `catalog.schema.table` (backticks allowed around each part).
+//!
+//! ## Valid
+//! ```yaml
+//! quarantine:
+//!   dlq_table: main.ops.dlq
+//!   source_table: main.bronze.orders
+//! ```
+
+use dqlint_sql::ident::{parse_table_name, NameProblem};
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ401");
+    for (_, action) in ctx.quarantine_actions() {
+        let Some(block) = action.get("quarantine") else { continue };
+        for field in ["dlq_table", "source_table"] {
+            let Some(value) = block.get(field) else { continue };
+            let Some(raw) = value.as_str().filter(|s| !s.trim().is_empty()) else { continue };
+            let tokenized = raw.contains('{');
+            for env in &ctx.envs {
+                let resolved = env.resolve(raw);
+                // Unresolved tokens are DQ601's, secrets DQ604's.
+                if !resolved.unresolved.is_empty() || resolved.has_secret {
+                    continue;
+                }
+                let problem = match parse_table_name(&resolved.text) {
+                    Ok(_) => continue,
+                    Err(p) => p,
+                };
+                let why = match problem {
+                    NameProblem::Empty => "it is empty".to_string(),
+                    NameProblem::EmptyPart { index } => format!("part {} is empty", index + 1),
+                    NameProblem::WrongPartCount { parts } => format!("it has {parts} part(s)"),
+                    NameProblem::Secret => "it contains a secret".to_string(),
+                    NameProblem::UnterminatedBacktick => "a backtick is not closed".to_string(),
+                };
+                let shown = if tokenized { format!("`{raw}` (`{}`)", resolved.text) } else { format!("`{raw}`") };
+                let mut d = Diagnostic::new(me, &value.origin, format!(
+                    "`{field}` {shown} is not a `catalog.schema.table` name: {why}"
+                ));
+                if tokenized {
+                    d = d.env(&env.name);
+                }
+                out.push(d);
+            }
+        }
+    }
+}

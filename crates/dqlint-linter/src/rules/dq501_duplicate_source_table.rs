@@ -1,0 +1,73 @@
+//! ## What it does
+//! Reports two quarantine actions in one pipeline that share a DLQ
+//! (compared case-insensitively) and a `source_table`.
+//!
+//! ## Why is this bad?
+//! Rows in the shared DLQ are keyed by `_dlq_source_table`: each action's
+//! recycle flow picks up the other's fixed rows and re-injects them into
+//! the wrong table. LHP 0.9.3 rejects this (LHP-VAL-069); dqlint says so
+//! as you type.
+//!
+//! ## Example
+//! ```yaml
+//! # two actions of pipeline `bronze`, both with
+//! quarantine:
+//!   dlq_table: main.ops.dlq
+//!   source_table: main.bronze.orders
+//! ```
+//!
+//! ## Fix
+//! Give each action the table its rows belong to as `source_table`.
+//!
+//! ## Valid
+//! ```yaml
+//! quarantine:
+//!   dlq_table: main.ops.dlq
+//!   source_table: main.bronze.returns
+//! ```
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::quarantine::{resolved_uses, tokenized};
+use crate::registry::rule;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    report_shared(ctx, out, "DQ501", true);
+}
+
+/// Shared by DQ501 (same pipeline) and DQ502 (across pipelines): LHP's key
+/// is the DLQ case-insensitively and the source table exactly.
+pub fn report_shared(ctx: &Context, out: &mut Findings, code: &str, same_pipeline: bool) {
+    let me = rule(code);
+    for env in &ctx.envs {
+        let uses = resolved_uses(ctx.quarantine_actions(), env);
+        for (i, later) in uses.iter().enumerate() {
+            let earlier = uses[..i].iter().find(|e| {
+                e.dlq_table.eq_ignore_ascii_case(&later.dlq_table)
+                    && e.source_table == later.source_table
+                    && (e.pipeline == later.pipeline) == same_pipeline
+            });
+            let Some(earlier) = earlier else { continue };
+            // DQ502 reports a pair once, at its first cross-pipeline partner.
+            let where_ = if same_pipeline {
+                format!("in pipeline `{}`", later.pipeline)
+            } else {
+                format!("in pipeline `{}` and pipeline `{}`", earlier.pipeline, later.pipeline)
+            };
+            let mut d = Diagnostic::new(me, &later.source_origin, format!(
+                "actions {} and {} {where_} both quarantine `source_table` `{}` into DLQ `{}`: their recycle flows take each other's rows",
+                earlier.label(), later.label(), later.source_table, later.dlq_table
+            ))
+            .related(&earlier.source_origin, format!("{} uses the same DLQ and source table", earlier.label()));
+            let depends = tokenized(&[
+                later.action.get("quarantine").and_then(|q| q.get_str("dlq_table")).unwrap_or(""),
+                later.action.get("quarantine").and_then(|q| q.get_str("source_table")).unwrap_or(""),
+                earlier.action.get("quarantine").and_then(|q| q.get_str("source_table")).unwrap_or(""),
+            ]);
+            if depends {
+                d = d.env(&env.name);
+            }
+            out.push(d);
+        }
+    }
+}

@@ -1,0 +1,54 @@
+//! ## What it does
+//! Reports two quarantine actions in one pipeline that read the same source
+//! view.
+//!
+//! ## Why is this bad?
+//! LHP names the generated quarantine objects after the source view
+//! (`dlq_sink_<view>`, `_clean_<view>`, module constants...): the second
+//! action's objects collide with the first's, and the constants of one
+//! overwrite the other's. Validate and generate both pass (E29).
+//!
+//! ## Example
+//! ```yaml
+//! # two quarantine actions in pipeline `bronze`, both with
+//! source: v_orders
+//! ```
+//!
+//! ## Fix
+//! Quarantine a view once; put all its rules in one expectations file.
+//!
+//! ## Valid
+//! ```yaml
+//! source: v_orders_eu
+//! ```
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ503");
+    let actions: Vec<_> = ctx.quarantine_actions().collect();
+    for (i, (fg, action)) in actions.iter().enumerate() {
+        let Some(view) = action.get("source").and_then(|s| s.as_str()) else { continue };
+        let key = safe_identifier(view);
+        let earlier = actions[..i].iter().find(|(efg, ea)| {
+            efg.pipeline == fg.pipeline && ea.get_str("source").map(safe_identifier).as_deref() == Some(key.as_str())
+        });
+        let Some((efg, ea)) = earlier else { continue };
+        let at = action.get("source").map(|s| s.origin.clone()).unwrap_or_else(|| action.anchor());
+        let earlier_at = ea.get("source").map(|s| s.origin.clone()).unwrap_or_else(|| ea.anchor());
+        out.push(
+            Diagnostic::new(me, &at, format!(
+                "actions `{}` and `{}` of pipeline `{}` both quarantine view `{view}`: the generated objects named after it collide",
+                ea.name().unwrap_or("?"), action.name().unwrap_or("?"), fg.pipeline.as_deref().unwrap_or("?")
+            ))
+            .related(&earlier_at, format!("`{}` (flowgroup `{}`) quarantines the same view", ea.name().unwrap_or("?"), efg.name.as_deref().unwrap_or("?"))),
+        );
+    }
+}
+
+/// LHP suffixes generated names with the view made identifier-safe.
+fn safe_identifier(view: &str) -> String {
+    view.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
+}

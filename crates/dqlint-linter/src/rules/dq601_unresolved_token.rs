@@ -1,0 +1,59 @@
+//! ## What it does
+//! Reports a `${token}` (or bare `{token}`) that an environment's
+//! `substitutions/<env>.yaml` does not define, naming the environments.
+//! Regex quantifiers such as `{8}` in inline SQL count too: LHP treats
+//! them as tokens.
+//!
+//! ## Why is this bad?
+//! LHP fails with LHP-CFG-010, but only for the one `--env` it runs with:
+//! a token missing from `prod.yaml` surfaces at the production deploy.
+//!
+//! ## Example
+//! ```yaml
+//! quarantine:
+//!   dlq_table: ${catalog}.${ops_schema}.dlq
+//! ```
+//!
+//! ## Fix
+//! Define the token in every `substitutions/<env>.yaml` (or in `global`).
+//!
+//! ## Valid
+//! ```yaml
+//! quarantine:
+//!   dlq_table: ${catalog}.ops.dlq
+//! ```
+
+use dqlint_project::TokenSyntax;
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::tokens::{flowgroup_strings, located_tokens};
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ601");
+    // Without a substitutions file nothing can be decided (DQ602 says why).
+    let envs: Vec<_> = ctx.envs.iter().filter(|e| e.file.is_some()).collect();
+    if envs.is_empty() {
+        return;
+    }
+    for fg in &ctx.project.flowgroups {
+        for value in flowgroup_strings(fg) {
+            for (token, at) in located_tokens(ctx.project, value) {
+                if token.syntax == TokenSyntax::Secret {
+                    continue;
+                }
+                for env in &envs {
+                    let resolved = env.resolve(&format!("${{{}}}", token.name));
+                    if resolved.unresolved.is_empty() {
+                        continue;
+                    }
+                    let shown = if token.syntax == TokenSyntax::Bare { format!("{{{}}}", token.name) } else { format!("${{{}}}", token.name) };
+                    out.push(Diagnostic::new(me, &at, format!(
+                        "token `{shown}` is not defined in substitutions (LHP-CFG-010)"
+                    )).env(&env.name));
+                }
+            }
+        }
+    }
+}

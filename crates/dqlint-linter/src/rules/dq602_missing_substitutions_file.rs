@@ -1,0 +1,37 @@
+//! ## What it does
+//! Reports an environment requested with `--env` (or in `dqlint.toml`)
+//! that has no `substitutions/<env>.yaml`.
+//!
+//! ## Why is this bad?
+//! LHP never says so (its LHP-IO-006 is dead code): a typo'd environment
+//! just resolves nothing, and fails later with unresolved tokens or passes
+//! silently.
+//!
+//! ## Example
+//! ```text
+//! dqlint lint --env prd     # substitutions/prod.yaml exists, prd.yaml not
+//! ```
+//!
+//! ## Fix
+//! Use an existing environment name, or create `substitutions/<env>.yaml`.
+
+use dqlint_project::FileKind;
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ602");
+    let Some(lhp) = ctx.project.files.iter().find(|f| f.kind == FileKind::ProjectConfig) else { return };
+    let existing: Vec<String> = ctx.project.files.iter()
+        .filter(|f| f.kind == FileKind::Substitutions)
+        .filter_map(|f| std::path::Path::new(&f.rel).file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    for env in &ctx.project.missing_envs {
+        let known = if existing.is_empty() { "there is no substitutions file at all".to_string() } else { format!("existing: {}", existing.join(", ")) };
+        out.push(Diagnostic::at(me, lhp.id, 0..0, format!(
+            "environment `{env}` has no `substitutions/{env}.yaml` ({known}); no token resolves in it"
+        )).env(env));
+    }
+}

@@ -1,0 +1,53 @@
+//! ## What it does
+//! Reports a bare `{token}` that LHP substitutes (the token is defined)
+//! instead of `${token}`.
+//!
+//! ## Why is this bad?
+//! The bare syntax is deprecated (LHP-DEPR-001) and ambiguous: any `{word}`
+//! in a string, a regex quantifier included, is taken for a token.
+//!
+//! ## Example
+//! ```yaml
+//! dlq_table: "{catalog}.ops.dlq"
+//! ```
+//!
+//! ## Fix
+//! Write `${catalog}` (the quick fix inserts the `$`).
+//!
+//! ## Valid
+//! ```yaml
+//! dlq_table: "${catalog}.ops.dlq"
+//! ```
+
+use dqlint_project::TokenSyntax;
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::tokens::{flowgroup_strings, located_tokens};
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ603");
+    let envs: Vec<_> = ctx.envs.iter().filter(|e| e.file.is_some()).collect();
+    for fg in &ctx.project.flowgroups {
+        for value in flowgroup_strings(fg) {
+            for (token, at) in located_tokens(ctx.project, value) {
+                if token.syntax != TokenSyntax::Bare || !envs.iter().any(|e| e.has_token(&token.name)) {
+                    continue;
+                }
+                let exact = crate::text::source_text(ctx.project, &at) == format!("{{{}}}", token.name);
+                let mut d = Diagnostic::new(me, &at, format!(
+                    "bare `{{{0}}}` is deprecated (LHP-DEPR-001); write `${{{0}}}`", token.name
+                ));
+                if exact {
+                    d = d.fix(Fix {
+                        applicability: Applicability::Safe,
+                        description: format!("write `${{{}}}`", token.name),
+                        edits: vec![Edit { file: at.file, span: at.span.start..at.span.start, new_text: "$".into() }],
+                    });
+                }
+                out.push(d);
+            }
+        }
+    }
+}

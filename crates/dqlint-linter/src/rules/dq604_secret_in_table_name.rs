@@ -1,0 +1,45 @@
+//! ## What it does
+//! Reports a `${secret:...}` reference inside `quarantine.dlq_table` or
+//! `quarantine.source_table`.
+//!
+//! ## Why is this bad?
+//! LHP turns it into a `dbutils.secrets.get` f-string (E34): the DLQ name
+//! is then unknown until run time, tables cannot be matched to their DDL,
+//! and the secret value ends up in table names and logs.
+//!
+//! ## Example
+//! ```yaml
+//! dlq_table: ${secret:ops/catalog}.ops.dlq
+//! ```
+//!
+//! ## Fix
+//! Use a substitution token (`${catalog}`) instead of a secret.
+//!
+//! ## Valid
+//! ```yaml
+//! dlq_table: ${catalog}.ops.dlq
+//! ```
+
+use dqlint_project::TokenSyntax;
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::tokens::located_tokens;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ604");
+    for (_, action) in ctx.quarantine_actions() {
+        let Some(block) = action.get("quarantine") else { continue };
+        for field in ["dlq_table", "source_table"] {
+            let Some(value) = block.get(field) else { continue };
+            for (token, at) in located_tokens(ctx.project, value) {
+                if token.syntax == TokenSyntax::Secret {
+                    out.push(Diagnostic::new(me, &at, format!(
+                        "`{field}` uses secret `{}`: table names must not come from secrets", token.name
+                    )));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! ## What it does
+//! Reports a `%{var}` that the flowgroup's `variables:` block does not
+//! define (or a `%{var}` in a flowgroup without a `variables:` block).
+//!
+//! ## Why is this bad?
+//! LHP fails with LHP-CFG-011; without a `variables:` block it leaves the
+//! text in place and fails later with an unresolved `{var}` token.
+//!
+//! ## Example
+//! ```yaml
+//! variables:
+//!   entity: customer
+//! actions:
+//!   - name: "%{entitty}_dq"
+//! ```
+//!
+//! ## Fix
+//! Define the variable, or fix its name.
+//!
+//! ## Valid
+//! ```yaml
+//! variables:
+//!   entity: customer
+//! actions:
+//!   - name: "%{entity}_dq"
+//! ```
+
+use dqlint_project::flowgroup::scan_variables;
+use dqlint_project::ProblemKind;
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::text::find_in_origin;
+use crate::tokens::flowgroup_strings;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ605");
+    for fg in &ctx.project.flowgroups {
+        let has_block = fg.doc.get("variables").is_some();
+        if has_block {
+            for p in fg.problems.iter().filter(|p| p.kind == ProblemKind::UndefinedVariable) {
+                let name = p.message.split('`').nth(1).unwrap_or("");
+                let at = find_in_origin(ctx.project, &p.origin, name, 0);
+                out.push(Diagnostic::new(me, &at, p.message.clone()));
+            }
+            continue;
+        }
+        for value in flowgroup_strings(fg) {
+            let Some(text) = value.as_str() else { continue };
+            for (name, range) in scan_variables(text) {
+                let at = find_in_origin(ctx.project, &value.origin, &text[range], 0);
+                out.push(Diagnostic::new(me, &at, format!(
+                    "`%{{{name}}}` is used but this flowgroup has no `variables:` block (LHP leaves it unresolved)"
+                )));
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! Reading project files: the one place that touches the disk (or the
+//! editor's open buffers, through [`Overlay`]).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use dqlint_yaml::{LineIndex, YamlFile};
+
+use crate::value::FileId;
+
+/// What role a file plays in the LHP project.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FileKind {
+    ProjectConfig,
+    Flowgroup,
+    Template,
+    Preset,
+    Substitutions,
+    PipelineConfig,
+    Expectations,
+    Sql,
+}
+
+impl FileKind {
+    pub fn is_yaml(self) -> bool {
+        !matches!(self, FileKind::Sql)
+    }
+}
+
+/// One file of the project, read and (for YAML/JSON) parsed.
+#[derive(Debug)]
+pub struct SourceFile {
+    pub id: FileId,
+    pub path: PathBuf,
+    /// Path relative to the project root, with `/` separators.
+    pub rel: String,
+    pub kind: FileKind,
+    pub text: Arc<str>,
+    pub lines: LineIndex,
+    pub yaml: Option<YamlFile>,
+    /// Why the file could not be read (missing, binary, not UTF-8...).
+    pub read_error: Option<String>,
+}
+
+/// Text of open editor buffers, which win over the disk.
+pub type Overlay = HashMap<PathBuf, Arc<str>>;
+
+/// Files larger than this are reported, not read (the grammar and the
+/// editor both choke long before).
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+pub(crate) fn read_text(path: &Path, overlay: &Overlay) -> Result<Arc<str>, String> {
+    if let Some(text) = overlay.get(path) {
+        return Ok(text.clone());
+    }
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read the file: {e}"))?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "the file is {} MB, larger than the {} MB dqlint reads",
+            meta.len() / (1024 * 1024),
+            MAX_FILE_BYTES / (1024 * 1024)
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read the file: {e}"))?;
+    decode_text(bytes)
+}
+
+pub(crate) fn decode_text(bytes: Vec<u8>) -> Result<Arc<str>, String> {
+    let probe = &bytes[..bytes.len().min(8192)];
+    if probe.contains(&0) {
+        return Err("the file is binary (it contains NUL bytes), not YAML or SQL text".into());
+    }
+    match String::from_utf8(bytes) {
+        Ok(mut text) => {
+            if text.starts_with('\u{feff}') {
+                // Keep offsets stable: a BOM becomes a space the parsers skip.
+                text.replace_range(0..3, "   ");
+            }
+            Ok(Arc::from(text))
+        }
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let before = &e.as_bytes()[..at];
+            let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+            Err(format!("the file is not valid UTF-8 (first bad byte at line {line}); save it as UTF-8"))
+        }
+    }
+}
+
+pub(crate) fn load_file(
+    id: FileId,
+    root: &Path,
+    path: PathBuf,
+    kind: FileKind,
+    overlay: &Overlay,
+) -> SourceFile {
+    let rel = relative_path(root, &path);
+    let (text, read_error) = match read_text(&path, overlay) {
+        Ok(text) => (text, None),
+        Err(e) => (Arc::from(""), Some(e)),
+    };
+    let lines = LineIndex::new(&text);
+    let yaml = (kind.is_yaml() && read_error.is_none()).then(|| dqlint_yaml::parse(&text));
+    SourceFile { id, path, rel, kind, text, lines, yaml, read_error }
+}
+
+pub fn relative_path(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}

@@ -1,0 +1,288 @@
+//! `substitutions/<env>.yaml` and the token syntaxes LHP resolves with it:
+//! `${token}`, the deprecated bare `{token}`, and `${secret:scope/key}`.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use crate::value::{FileId, Origin, Value, ValueKind};
+
+/// Token values are re-expanded this many times (LHP's limit).
+const NESTING_PASSES: usize = 10;
+
+/// One environment's token map.
+#[derive(Clone, Debug)]
+pub struct Env {
+    pub name: String,
+    /// `substitutions/<env>.yaml`, if it exists.
+    pub file: Option<FileId>,
+    pub tokens: HashMap<String, TokenValue>,
+    pub default_secret_scope: Option<String>,
+    pub secret_scopes: HashMap<String, String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct TokenValue {
+    /// Fully expanded value (nested tokens resolved where possible).
+    pub value: String,
+    /// Where the token is defined (`None` for the reserved ones).
+    pub origin: Option<Origin>,
+}
+
+/// A token occurrence in a string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenRef {
+    pub syntax: TokenSyntax,
+    /// The name (for a secret: `scope/key` or `key`).
+    pub name: String,
+    /// Byte range of the whole token text in the scanned string.
+    pub range: Range<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenSyntax {
+    /// `${name}`
+    Dollar,
+    /// `{name}` (deprecated, LHP-DEPR-001)
+    Bare,
+    /// `${secret:scope/key}` or `${secret:key}`
+    Secret,
+}
+
+/// Finds every token in `text`, in order. `{{ jinja }}` and `%{var}` are
+/// not tokens; `{dbutils....}` is exempt as in LHP.
+pub fn scan_tokens(text: &str) -> Vec<TokenRef> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'{' {
+            i += 1;
+            continue;
+        }
+        let dollar = i > 0 && bytes[i - 1] == b'$';
+        let percent = i > 0 && bytes[i - 1] == b'%';
+        let doubled = bytes.get(i + 1) == Some(&b'{') || (i > 0 && bytes[i - 1] == b'{');
+        let Some(close) = text[i + 1..].find('}').map(|c| i + 1 + c) else { break };
+        let inner = &text[i + 1..close];
+        if percent || doubled {
+            i += 1;
+            continue;
+        }
+        if dollar {
+            if let Some(secret) = inner.strip_prefix("secret:") {
+                found.push(TokenRef {
+                    syntax: TokenSyntax::Secret,
+                    name: secret.to_string(),
+                    range: i - 1..close + 1,
+                });
+                i = close + 1;
+                continue;
+            }
+        }
+        if !inner.is_empty() && inner.bytes().all(is_word_byte) {
+            let (syntax, start) = if dollar { (TokenSyntax::Dollar, i - 1) } else { (TokenSyntax::Bare, i) };
+            found.push(TokenRef { syntax, name: inner.to_string(), range: start..close + 1 });
+            i = close + 1;
+        } else {
+            i += 1;
+        }
+    }
+    found
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The result of substituting one string for one environment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    pub text: String,
+    /// Tokens with no value in this environment.
+    pub unresolved: Vec<TokenRef>,
+    /// Whether a secret reference was part of the string.
+    pub has_secret: bool,
+}
+
+impl Env {
+    /// An environment with no substitutions file: nothing resolves.
+    pub fn without_file(name: &str) -> Env {
+        let mut env = Env {
+            name: name.to_string(),
+            file: None,
+            tokens: HashMap::new(),
+            default_secret_scope: None,
+            secret_scopes: HashMap::new(),
+        };
+        env.add_reserved();
+        env
+    }
+
+    fn add_reserved(&mut self) {
+        for reserved in ["workspace_env", "logical_env"] {
+            self.tokens
+                .entry(reserved.to_string())
+                .or_insert(TokenValue { value: self.name.clone(), origin: None });
+        }
+    }
+
+    /// Reads the env block, `global` and `secrets` of a substitutions file.
+    pub fn from_file(name: &str, file: FileId, root: Option<&Value>) -> Env {
+        let mut env = Env::without_file(name);
+        env.file = Some(file);
+        env.tokens.clear();
+        let Some(root) = root else {
+            env.add_reserved();
+            return env;
+        };
+        for block in ["global", name] {
+            if let Some(entries) = root.get(block).and_then(Value::as_map) {
+                for entry in entries {
+                    if let Some(value) = token_string(&entry.value) {
+                        env.tokens.insert(
+                            entry.key.clone(),
+                            TokenValue { value, origin: Some(entry.key_origin.clone()) },
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(secrets) = root.get("secrets") {
+            env.default_secret_scope = secrets.get_str("default_scope").map(str::to_string);
+            if let Some(scopes) = secrets.get("scopes").and_then(Value::as_map) {
+                for entry in scopes {
+                    if let Some(real) = entry.value.as_str() {
+                        env.secret_scopes.insert(entry.key.clone(), real.to_string());
+                    }
+                }
+            }
+        }
+        env.add_reserved();
+        env.expand_nested();
+        env
+    }
+
+    /// Token values may use other tokens; expand them a bounded number of
+    /// times, so a cycle stops expanding instead of looping.
+    fn expand_nested(&mut self) {
+        for _ in 0..NESTING_PASSES {
+            let snapshot: HashMap<String, String> =
+                self.tokens.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect();
+            let mut changed = false;
+            for token in self.tokens.values_mut() {
+                if !token.value.contains('{') {
+                    continue;
+                }
+                let next = replace_tokens(&token.value, &snapshot).0;
+                if next != token.value {
+                    token.value = next;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    pub fn has_token(&self, name: &str) -> bool {
+        self.tokens.contains_key(name)
+    }
+
+    /// Substitutes every token of `text` for this environment.
+    pub fn resolve(&self, text: &str) -> Resolved {
+        if !text.contains('{') {
+            return Resolved { text: text.to_string(), unresolved: Vec::new(), has_secret: false };
+        }
+        let values: HashMap<String, String> =
+            self.tokens.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect();
+        let (out, mut unresolved, has_secret) = replace_tokens(text, &values);
+        // A token whose own value never finished expanding (a cycle in the
+        // substitutions file) is as unresolved as an unknown one.
+        for token in scan_tokens(text) {
+            let cyclic = values
+                .get(&token.name)
+                .is_some_and(|v| scan_tokens(v).iter().any(|t| t.syntax != TokenSyntax::Secret));
+            if cyclic && token.syntax != TokenSyntax::Secret {
+                unresolved.push(token);
+            }
+        }
+        Resolved { text: out, unresolved, has_secret }
+    }
+}
+
+/// Replaces known tokens; returns the text, the unknown tokens (with ranges
+/// in the input) and whether a secret was seen. Secrets become a
+/// placeholder without dots, as in LHP.
+fn replace_tokens(text: &str, values: &HashMap<String, String>) -> (String, Vec<TokenRef>, bool) {
+    let mut out = String::with_capacity(text.len());
+    let mut unresolved = Vec::new();
+    let mut has_secret = false;
+    let mut last = 0;
+    for token in scan_tokens(text) {
+        out.push_str(&text[last..token.range.start]);
+        match token.syntax {
+            TokenSyntax::Secret => {
+                has_secret = true;
+                out.push_str("__SECRET__");
+            }
+            _ => match values.get(&token.name) {
+                Some(value) => out.push_str(value),
+                None => {
+                    out.push_str(&text[token.range.clone()]);
+                    unresolved.push(token.clone());
+                }
+            },
+        }
+        last = token.range.end;
+    }
+    out.push_str(&text[last..]);
+    (out, unresolved, has_secret)
+}
+
+/// Token values as LHP stringifies them: bools lowercase, numbers as
+/// written; mappings and lists cannot be addressed by any token syntax.
+fn token_string(value: &Value) -> Option<String> {
+    match &value.kind {
+        ValueKind::Str(s) | ValueKind::Number(s) => Some(s.clone()),
+        ValueKind::Bool(b) => Some(b.to_string()),
+        ValueKind::Null => Some("None".to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scans_every_token_syntax() {
+        let tokens = scan_tokens("${a}.{b}.${secret:s/k} %{v} {{ p }} x{8}");
+        let names: Vec<_> = tokens.iter().map(|t| (t.syntax, t.name.as_str())).collect();
+        assert_eq!(
+            names,
+            vec![
+                (TokenSyntax::Dollar, "a"),
+                (TokenSyntax::Bare, "b"),
+                (TokenSyntax::Secret, "s/k"),
+                (TokenSyntax::Bare, "8"),
+            ]
+        );
+        assert_eq!(tokens[0].range, 0..4);
+        assert_eq!(tokens[1].range, 5..8);
+    }
+
+    #[test]
+    fn nested_values_and_cycles() {
+        let mut env = Env::without_file("dev");
+        for (k, v) in [("catalog", "main"), ("path", "/v/${catalog}/{schema}"), ("schema", "s"), ("x", "${y}"), ("y", "${x}")] {
+            env.tokens.insert(k.into(), TokenValue { value: v.into(), origin: None });
+        }
+        env.expand_nested();
+        assert_eq!(env.tokens["path"].value, "/v/main/s");
+        let resolved = env.resolve("${x}");
+        assert_eq!(resolved.unresolved.len(), 1, "a cycle stays unresolved: {resolved:?}");
+        assert_eq!(env.resolve("${logical_env}").text, "dev");
+        assert_eq!(env.resolve("${nope}").unresolved.len(), 1);
+    }
+}

@@ -1,0 +1,817 @@
+//! Checks of one expectation's SQL boolean expression (DQ301-DQ305).
+//!
+//! The expression is tokenized and parsed with sqlparser's
+//! `DatabricksDialect`; positions come from the tokenizer and are mapped back
+//! to byte offsets in the text given. LHP substitution tokens (`${x}`, `{x}`,
+//! `%{x}`) are reported as DQ304 and, where they stand in code, replaced by an
+//! identifier of the same length before parsing, so they do not also produce
+//! a syntax error.
+
+use std::ops::{ControlFlow, Range};
+
+use sqlparser::ast::{
+    visit_expressions, BinaryOperator, DataType, Expr, Function, FunctionArg, FunctionArgExpr,
+    FunctionArguments, InTarget, ObjectNamePart, Query, Spanned, UnaryOperator, Value,
+};
+use sqlparser::dialect::DatabricksDialect;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
+
+use crate::text;
+
+/// DQ301: the expression does not parse.
+pub const SYNTAX_ERROR: &str = "DQ301";
+/// DQ302: aggregate, window function or subquery.
+pub const NOT_ROW_LEVEL: &str = "DQ302";
+/// DQ303: nondeterministic function.
+pub const NONDETERMINISTIC: &str = "DQ303";
+/// DQ304: LHP substitution token inside the expression.
+pub const TOKEN_IN_RULE: &str = "DQ304";
+/// DQ305: the top-level expression cannot be boolean.
+pub const NON_BOOLEAN: &str = "DQ305";
+
+/// Longest expression (in significant tokens) that is parsed. Longer ones are
+/// only scanned for substitution tokens: no real expectation comes close, and
+/// it bounds the depth of the trees we walk and drop.
+pub const MAX_TOKENS: usize = 4000;
+
+/// Nesting limit handed to the parser (sqlparser's default is 50).
+const RECURSION_LIMIT: usize = 64;
+
+/// One finding in an expression. `range` is a byte range in the text given
+/// to [`check_expression`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExprFinding {
+    pub code: &'static str,
+    pub message: String,
+    pub range: Range<usize>,
+}
+
+/// Aggregate functions (Databricks built-ins). Higher-order array functions
+/// such as `aggregate`, `reduce`, `filter`, `exists`, `forall` are not here.
+const AGGREGATES: &[&str] = &[
+    "any", "any_value", "approx_count_distinct", "approx_percentile", "approx_top_k",
+    "array_agg", "avg", "bit_and", "bit_or", "bit_xor", "bitmap_construct_agg",
+    "bitmap_or_agg", "bool_and", "bool_or", "collect_list", "collect_set", "corr", "count",
+    "count_if", "count_min_sketch", "covar_pop", "covar_samp", "every", "first",
+    "first_value", "grouping", "grouping_id", "histogram_numeric", "hll_sketch_agg",
+    "hll_union_agg", "kurtosis", "last", "last_value", "listagg", "max", "max_by", "mean",
+    "measure", "median", "min", "min_by", "mode", "percentile", "percentile_approx",
+    "percentile_cont", "percentile_disc", "regr_avgx", "regr_avgy", "regr_count",
+    "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy",
+    "skewness", "some", "std", "stddev", "stddev_pop", "stddev_samp", "string_agg", "sum",
+    "try_avg", "try_sum", "var_pop", "var_samp", "variance",
+];
+
+/// Ranking / offset functions that only exist as window functions.
+const WINDOW_ONLY: &[&str] = &[
+    "cume_dist", "dense_rank", "lag", "lead", "nth_value", "ntile", "percent_rank", "rank",
+    "row_number",
+];
+
+/// Functions whose value changes between evaluations.
+const NONDETERMINISTIC_FUNCS: &[&str] = &[
+    "curdate", "current_date", "current_time", "current_timestamp", "getdate",
+    "input_file_block_length", "input_file_block_start", "input_file_name", "localtimestamp",
+    "monotonically_increasing_id", "now", "rand", "randn", "random", "randstr", "shuffle",
+    "spark_partition_id", "uniform", "uuid",
+];
+
+/// Built-in functions that never return BOOLEAN.
+const NON_BOOLEAN_FUNCS: &[&str] = &[
+    "abs", "acos", "add_months", "array", "array_join", "array_size", "ascii", "asin", "atan",
+    "atan2", "base64", "bigint", "bin", "bit_length", "bround", "btrim", "cardinality", "cbrt",
+    "ceil", "ceiling", "char", "char_length", "character_length", "chr", "concat", "concat_ws",
+    "conv", "cos", "crc32", "date", "date_add", "date_diff", "date_format", "date_sub",
+    "date_trunc", "dateadd", "datediff", "day", "dayofmonth", "dayofweek", "dayofyear",
+    "decimal", "degrees", "double", "exp", "factorial", "float", "floor", "format_number",
+    "format_string", "from_unixtime", "hash", "hex", "hour", "initcap", "instr", "int",
+    "last_day", "lcase", "left", "len", "length", "ln", "locate", "log", "log10", "log1p",
+    "log2", "lower", "lpad", "ltrim", "make_date", "make_timestamp", "map", "md5", "minute",
+    "mod", "month", "months_between", "named_struct", "next_day", "octet_length", "pmod",
+    "position", "pow", "power", "printf", "quarter", "radians", "regexp_count",
+    "regexp_extract", "regexp_instr", "regexp_replace", "regexp_substr", "repeat", "replace",
+    "reverse", "right", "round", "rpad", "rtrim", "second", "sha", "sha1", "sha2", "sign",
+    "signum", "sin", "size", "smallint", "split", "split_part", "sqrt", "string", "struct",
+    "substr", "substring", "substring_index", "tan", "timestamp", "timestampadd",
+    "timestampdiff", "tinyint", "to_char", "to_date", "to_json", "to_number", "to_timestamp",
+    "translate", "trim", "trunc", "try_add", "try_divide", "try_multiply", "try_subtract",
+    "try_to_number", "try_to_timestamp", "ucase", "unbase64", "unhex", "unix_date",
+    "unix_micros", "unix_millis", "unix_seconds", "upper", "weekday", "weekofyear",
+    "xxhash64", "year",
+];
+
+/// Checks one expectation's SQL boolean expression (the decoded text).
+pub fn check_expression(text: &str) -> Vec<ExprFinding> {
+    let mut findings = Vec::new();
+
+    let subs = text::substitution_tokens(text);
+    for r in &subs {
+        findings.push(ExprFinding {
+            code: TOKEN_IN_RULE,
+            message: format!(
+                "`{}` is not substituted: LHP does not resolve tokens in expectations files, \
+                 so Spark receives this text verbatim",
+                &text[r.clone()]
+            ),
+            range: r.clone(),
+        });
+    }
+
+    let prepared = text::blank_code_tokens(text, &subs);
+    findings.extend(check_prepared(&prepared));
+    findings.sort_by_key(|f| (f.range.start, f.range.end));
+    findings
+}
+
+fn check_prepared(text: &str) -> Vec<ExprFinding> {
+    let dialect = DatabricksDialect {};
+    let tokens = match Tokenizer::new(&dialect, text).tokenize_with_location() {
+        Ok(t) => t,
+        Err(e) => {
+            let mut range = text::char_range_at(text, e.location);
+            if e.message.to_ascii_lowercase().contains("unterminated") {
+                range.end = text.len();
+            }
+            return vec![syntax(humanize_tokenizer_message(&e.message), range)];
+        }
+    };
+    let tokens = fixup_tokens(text, tokens);
+    let ctx = Ctx::new(text, tokens);
+    if ctx.sig.is_empty() {
+        return vec![syntax("the expression is empty".to_string(), 0..text.len())];
+    }
+    if ctx.sig.len() > MAX_TOKENS {
+        return Vec::new();
+    }
+
+    let mut parser = Parser::new(&dialect)
+        .with_recursion_limit(RECURSION_LIMIT)
+        .with_tokens_with_locations(ctx.tokens.clone());
+    let expr = match parser.parse_expr() {
+        Ok(e) => e,
+        Err(e) => return vec![ctx.parser_error(&e)],
+    };
+    let next = parser.peek_token();
+    if next.token != Token::EOF {
+        let range = ctx.range_at_location(next.span.start);
+        return vec![syntax(
+            format!(
+                "expected the end of the expression, found {}",
+                describe_token(&next.token)
+            ),
+            range,
+        )];
+    }
+
+    let mut out = ctx.row_level_findings(&expr);
+    if let Some(reason) = non_boolean_reason(&expr) {
+        out.push(ExprFinding {
+            code: NON_BOOLEAN,
+            message: format!("the expression cannot be boolean: it is {reason}"),
+            range: ctx.whole_range(),
+        });
+    }
+    out
+}
+
+fn syntax(message: String, range: Range<usize>) -> ExprFinding {
+    ExprFinding {
+        code: SYNTAX_ERROR,
+        message: format!("syntax error: {message}"),
+        range,
+    }
+}
+
+fn humanize_tokenizer_message(message: &str) -> String {
+    let (m, _) = text::split_error_location(message);
+    let mut m = m.trim().to_string();
+    if let Some(first) = m.get(..1) {
+        m = first.to_lowercase() + &m[1..];
+    }
+    m
+}
+
+fn describe_token(token: &Token) -> String {
+    match token {
+        Token::EOF => "the end of the text".to_string(),
+        other => format!("`{other}`"),
+    }
+}
+
+const SPARK_INTERVAL_UNITS: &[&str] = &[
+    "YEAR", "YEARS", "MONTH", "MONTHS", "WEEK", "WEEKS", "DAY", "DAYS", "HOUR", "HOURS",
+    "MINUTE", "MINUTES", "SECOND", "SECONDS", "MILLISECOND", "MILLISECONDS", "MICROSECOND",
+    "MICROSECONDS",
+];
+
+/// Interval units sqlparser accepts after `INTERVAL <value>`.
+const SQLPARSER_INTERVAL_UNITS: &[&str] = &[
+    "YEAR", "YEARS", "MONTH", "MONTHS", "WEEK", "WEEKS", "DAY", "DAYS", "HOUR", "HOURS",
+    "MINUTE", "MINUTES", "SECOND", "SECONDS",
+];
+
+/// Words after which `DIV` cannot be the integer-division operator.
+const NOT_OPERAND_END: &[&str] = &[
+    "AND", "OR", "NOT", "WHEN", "THEN", "ELSE", "CASE", "IN", "IS", "LIKE", "ILIKE", "RLIKE",
+    "REGEXP", "BETWEEN", "SELECT", "WHERE",
+];
+
+fn unquoted_word(t: &Token) -> Option<String> {
+    match t {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
+        _ => None,
+    }
+}
+
+fn is_string_token(t: &Token) -> bool {
+    matches!(t, Token::SingleQuotedString(_) | Token::DoubleQuotedString(_))
+}
+
+/// Rewrites the token stream where sqlparser does not know valid Databricks
+/// syntax. Spans are kept, so positions stay exact:
+///
+/// * numeric literal suffixes (`100L`, `1.5D`, `10BD`, `2S`, `1Y`, `1F`): the
+///   suffix word is dropped;
+/// * raw string literals (`r'\d+'`): the `r` prefix is dropped;
+/// * the integer division operator `a DIV b` becomes `a / b`;
+/// * intervals: `INTERVAL '1 day'` (no unit) gets a unit, multi-unit
+///   `INTERVAL 1 DAY 2 HOURS` keeps its first pair, and millisecond /
+///   microsecond units become `SECOND`.
+fn fixup_tokens(text: &str, tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let ranges = text::token_ranges(text, &tokens);
+    let sig: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !text::is_trivia(&tokens[i].token))
+        .collect();
+    let mut skip = vec![false; tokens.len()];
+    let mut replace: Vec<Option<Token>> = vec![None; tokens.len()];
+    let mut insert_after: Vec<Option<TokenWithSpan>> = vec![None; tokens.len()];
+    let tok = |k: usize| sig.get(k).map(|&i| &tokens[i].token);
+    let is_unit = |k: usize| {
+        tok(k)
+            .and_then(unquoted_word)
+            .is_some_and(|w| SPARK_INTERVAL_UNITS.contains(&w.as_str()))
+    };
+    // index in `sig` of the end of an interval value starting at k, if any
+    let value_end = |k: usize| -> Option<usize> {
+        let k = match tok(k)? {
+            Token::Minus | Token::Plus => k + 1,
+            _ => k,
+        };
+        match tok(k)? {
+            Token::Number(..) => Some(k),
+            t if is_string_token(t) => Some(k),
+            _ => None,
+        }
+    };
+
+    for k in 0..sig.len() {
+        let i = sig[k];
+        let t = &tokens[i].token;
+        let word = unquoted_word(t);
+        let prev = k.checked_sub(1).map(|p| sig[p]);
+        let next = sig.get(k + 1).copied();
+        match word.as_deref() {
+            Some("L" | "S" | "Y" | "D" | "F" | "BD") => {
+                if let Some(p) = prev {
+                    if matches!(tokens[p].token, Token::Number(..)) && ranges[p].end == ranges[i].start
+                    {
+                        skip[i] = true;
+                    }
+                }
+            }
+            Some("R") => {
+                if let Some(n) = next {
+                    if is_string_token(&tokens[n].token) && ranges[i].end == ranges[n].start {
+                        skip[i] = true;
+                    }
+                }
+            }
+            Some("DIV") => {
+                let operand_before = prev.is_some_and(|p| match &tokens[p].token {
+                    Token::Number(..) | Token::RParen | Token::RBracket => true,
+                    Token::Word(w) => {
+                        w.quote_style.is_some()
+                            || !NOT_OPERAND_END.contains(&w.value.to_ascii_uppercase().as_str())
+                    }
+                    other => is_string_token(other),
+                });
+                let call = next.is_some_and(|n| tokens[n].token == Token::LParen);
+                if operand_before && !call && next.is_some() {
+                    replace[i] = Some(Token::Div);
+                }
+            }
+            Some("INTERVAL") => {
+                let Some(v_end) = value_end(k + 1) else { continue };
+                if !is_unit(v_end + 1) {
+                    if is_string_token(tok(v_end).unwrap_or(&Token::EOF)) {
+                        // INTERVAL '1 day': give the parser a unit
+                        let s = sig[v_end];
+                        let end = tokens[s].span.end;
+                        insert_after[s] = Some(TokenWithSpan::new(
+                            Token::make_keyword("DAY"),
+                            sqlparser::tokenizer::Span::new(end, end),
+                        ));
+                    }
+                    continue;
+                }
+                let unit = sig[v_end + 1];
+                if let Some(u) = unquoted_word(&tokens[unit].token) {
+                    if !SQLPARSER_INTERVAL_UNITS.contains(&u.as_str()) {
+                        replace[unit] = Some(Token::make_keyword("SECOND"));
+                    }
+                }
+                // further `value unit` pairs
+                let mut m = v_end + 2;
+                while let Some(e) = value_end(m) {
+                    if !is_unit(e + 1) {
+                        break;
+                    }
+                    for &idx in &sig[m..=e + 1] {
+                        skip[idx] = true;
+                    }
+                    m = e + 2;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    let mut out = Vec::with_capacity(tokens.len() + 1);
+    for (i, mut t) in tokens.into_iter().enumerate() {
+        if skip[i] {
+            continue;
+        }
+        if let Some(r) = replace[i].take() {
+            t.token = r;
+        }
+        out.push(t);
+        if let Some(extra) = insert_after[i].take() {
+            out.push(extra);
+        }
+    }
+    out
+}
+
+struct Ctx<'a> {
+    text: &'a str,
+    tokens: Vec<TokenWithSpan>,
+    ranges: Vec<Range<usize>>,
+    /// Indices of the non-whitespace, non-comment tokens.
+    sig: Vec<usize>,
+    /// For each parenthesis token index, the index of its partner.
+    partner: Vec<Option<usize>>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(text: &'a str, tokens: Vec<TokenWithSpan>) -> Self {
+        let ranges = text::token_ranges(text, &tokens);
+        let sig: Vec<usize> = (0..tokens.len())
+            .filter(|&i| !text::is_trivia(&tokens[i].token))
+            .collect();
+        let mut partner = vec![None; tokens.len()];
+        let mut stack = Vec::new();
+        for &i in &sig {
+            match tokens[i].token {
+                Token::LParen => stack.push(i),
+                Token::RParen => {
+                    if let Some(open) = stack.pop() {
+                        partner[open] = Some(i);
+                        partner[i] = Some(open);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ctx {
+            text,
+            tokens,
+            ranges,
+            sig,
+            partner,
+        }
+    }
+
+    /// From the first to the last significant token.
+    fn whole_range(&self) -> Range<usize> {
+        match (self.sig.first(), self.sig.last()) {
+            (Some(&a), Some(&b)) => self.ranges[a].start..self.ranges[b].end,
+            _ => 0..self.text.len(),
+        }
+    }
+
+    /// Token index starting exactly at a byte offset.
+    fn token_at(&self, offset: usize) -> Option<usize> {
+        let k = self.ranges.partition_point(|r| r.start < offset);
+        (k..self.ranges.len())
+            .take_while(|&i| self.ranges[i].start == offset)
+            .find(|&i| !text::is_trivia(&self.tokens[i].token))
+    }
+
+    fn token_at_location(&self, loc: sqlparser::tokenizer::Location) -> Option<usize> {
+        let off = text::Cursor::new(self.text).offset(loc)?;
+        self.token_at(off)
+    }
+
+    /// The range of the token at a location; at the end of the text when the
+    /// location is missing (sqlparser's EOF).
+    fn range_at_location(&self, loc: sqlparser::tokenizer::Location) -> Range<usize> {
+        if loc.line == 0 {
+            let end = self.sig.last().map_or(self.text.len(), |&i| self.ranges[i].end);
+            return end..end;
+        }
+        match self.token_at_location(loc) {
+            Some(i) => self.ranges[i].clone(),
+            None => text::char_range_at(self.text, loc),
+        }
+    }
+
+    fn next_sig(&self, index: usize) -> Option<usize> {
+        let k = self.sig.partition_point(|&i| i <= index);
+        self.sig.get(k).copied()
+    }
+
+    fn prev_sig(&self, index: usize) -> Option<usize> {
+        let k = self.sig.partition_point(|&i| i < index);
+        k.checked_sub(1).map(|k| self.sig[k])
+    }
+
+    fn parser_error(&self, e: &ParserError) -> ExprFinding {
+        match e {
+            ParserError::RecursionLimitExceeded => syntax(
+                format!("the expression is nested too deeply (more than {RECURSION_LIMIT} levels)"),
+                self.whole_range(),
+            ),
+            ParserError::ParserError(m) | ParserError::TokenizerError(m) => {
+                let (msg, loc) = text::split_error_location(m);
+                let range = match loc {
+                    Some(loc) => self.range_at_location(loc),
+                    None => self.range_at_location(sqlparser::tokenizer::Location {
+                        line: 0,
+                        column: 0,
+                    }),
+                };
+                let msg = if msg.starts_with("No infix parser for token")
+                    || msg.starts_with("No prefix parser for token")
+                {
+                    format!("unexpected `{}`", &self.text[range.clone()])
+                } else {
+                    text::humanize_parser_message(&msg)
+                };
+                syntax(msg, range)
+            }
+        }
+    }
+
+    /// The range of a function call: its name through the closing parenthesis
+    /// and, for a window function, through the `OVER` clause.
+    fn call_range(&self, f: &Function) -> Option<Range<usize>> {
+        let idents: Vec<&sqlparser::ast::Ident> = f
+            .name
+            .0
+            .iter()
+            .filter_map(|p| match p {
+                ObjectNamePart::Identifier(i) => Some(i),
+                _ => None,
+            })
+            .collect();
+        let first = self.token_at_location(idents.first()?.span.start)?;
+        let last = self
+            .token_at_location(idents.last()?.span.start)
+            .unwrap_or(first);
+        let mut end_tok = last;
+        if let Some(n) = self.next_sig(end_tok) {
+            if self.tokens[n].token == Token::LParen {
+                end_tok = self.partner[n].unwrap_or(*self.sig.last()?);
+            }
+        }
+        if f.over.is_some() {
+            if let Some(over) = self.next_sig(end_tok) {
+                if let Token::Word(w) = &self.tokens[over].token {
+                    if w.value.eq_ignore_ascii_case("over") {
+                        end_tok = over;
+                        if let Some(n) = self.next_sig(over) {
+                            end_tok = match self.tokens[n].token {
+                                Token::LParen => self.partner[n].unwrap_or(*self.sig.last()?),
+                                _ => n,
+                            };
+                        }
+                    }
+                }
+            }
+        }
+        Some(self.ranges[first].start..self.ranges[end_tok].end)
+    }
+
+    /// The range of a subquery: the parentheses around it.
+    fn subquery_range(&self, q: &Query) -> Range<usize> {
+        let start = q.span().start;
+        let Some(first) = self.token_at_location(start) else {
+            return self.whole_range();
+        };
+        // nearest unmatched `(` before the query's first token
+        let mut depth = 0usize;
+        let mut cur = first;
+        while let Some(p) = self.prev_sig(cur) {
+            match self.tokens[p].token {
+                Token::RParen => depth += 1,
+                Token::LParen if depth == 0 => {
+                    let close = self.partner[p].unwrap_or(*self.sig.last().unwrap_or(&p));
+                    return self.ranges[p].start..self.ranges[close].end;
+                }
+                Token::LParen => depth -= 1,
+                _ => {}
+            }
+            cur = p;
+        }
+        self.whole_range()
+    }
+
+    fn row_level_findings(&self, expr: &Expr) -> Vec<ExprFinding> {
+        let mut found: Vec<ExprFinding> = Vec::new();
+        let mut subqueries: Vec<Range<usize>> = Vec::new();
+        let _ = visit_expressions(expr, |e| {
+            match e {
+                Expr::Subquery(q)
+                | Expr::Exists { subquery: q, .. }
+                | Expr::In {
+                    target: InTarget::Subquery(q),
+                    ..
+                } => {
+                    let r = self.subquery_range(q);
+                    subqueries.push(r.clone());
+                    found.push(ExprFinding {
+                        code: NOT_ROW_LEVEL,
+                        message: "a subquery is not allowed in an expectation: an expectation \
+                                  is evaluated per row"
+                            .to_string(),
+                        range: r,
+                    });
+                }
+                Expr::Function(f) => {
+                    if let FunctionArguments::Subquery(q) = &f.args {
+                        let r = self.call_range(f).unwrap_or_else(|| self.subquery_range(q));
+                        subqueries.push(r.clone());
+                        found.push(ExprFinding {
+                            code: NOT_ROW_LEVEL,
+                            message: "a subquery is not allowed in an expectation: an \
+                                      expectation is evaluated per row"
+                                .to_string(),
+                            range: r,
+                        });
+                    } else {
+                        self.function_findings(f, &mut found);
+                    }
+                }
+                _ => {}
+            }
+            ControlFlow::<()>::Continue(())
+        });
+        // Findings inside a subquery are covered by the subquery finding.
+        let keep = |f: &ExprFinding| {
+            !subqueries.iter().any(|s| {
+                *s != f.range && s.start <= f.range.start && f.range.end <= s.end
+            })
+        };
+        let mut out: Vec<ExprFinding> = found.into_iter().filter(keep).collect();
+        out.dedup();
+        out
+    }
+
+    fn function_findings(&self, f: &Function, out: &mut Vec<ExprFinding>) {
+        let Some(name) = builtin_name(f) else { return };
+        let range = || self.call_range(f).unwrap_or_else(|| self.whole_range());
+        if f.over.is_some() {
+            out.push(ExprFinding {
+                code: NOT_ROW_LEVEL,
+                message: format!(
+                    "window function `{name}` is not allowed in an expectation: an expectation \
+                     is evaluated per row"
+                ),
+                range: range(),
+            });
+            return;
+        }
+        if WINDOW_ONLY.contains(&name.as_str()) {
+            out.push(ExprFinding {
+                code: NOT_ROW_LEVEL,
+                message: format!(
+                    "window function `{name}` is not allowed in an expectation: an expectation \
+                     is evaluated per row"
+                ),
+                range: range(),
+            });
+            return;
+        }
+        if AGGREGATES.contains(&name.as_str()) || f.filter.is_some() || !f.within_group.is_empty()
+        {
+            out.push(ExprFinding {
+                code: NOT_ROW_LEVEL,
+                message: format!(
+                    "aggregate function `{name}` is not allowed in an expectation: an \
+                     expectation is evaluated per row"
+                ),
+                range: range(),
+            });
+            return;
+        }
+        let nondeterministic = NONDETERMINISTIC_FUNCS.contains(&name.as_str())
+            || (name == "unix_timestamp" && arg_count(f) == 0);
+        if nondeterministic {
+            out.push(ExprFinding {
+                code: NONDETERMINISTIC,
+                message: format!(
+                    "`{name}` is nondeterministic: a row's verdict can differ between the clean \
+                     path, the DLQ and the recycle path"
+                ),
+                range: range(),
+            });
+        }
+    }
+}
+
+/// Lower-case name of a built-in function call (one-part name, or
+/// `system.builtin.name`); `None` for user functions.
+fn builtin_name(f: &Function) -> Option<String> {
+    let parts: Vec<String> = f
+        .name
+        .0
+        .iter()
+        .map(|p| match p {
+            ObjectNamePart::Identifier(i) => Some(i.value.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    match parts.as_slice() {
+        [one] => Some(one.clone()),
+        [a, b, c] if a == "system" && b == "builtin" => Some(c.clone()),
+        _ => None,
+    }
+}
+
+fn arg_count(f: &Function) -> usize {
+    match &f.args {
+        FunctionArguments::List(l) => l.args.len(),
+        FunctionArguments::None => 0,
+        FunctionArguments::Subquery(_) => 1,
+    }
+}
+
+fn arg_exprs(f: &Function) -> Vec<&Expr> {
+    match &f.args {
+        FunctionArguments::List(l) => l
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e))
+                | FunctionArg::Named {
+                    arg: FunctionArgExpr::Expr(e),
+                    ..
+                }
+                | FunctionArg::ExprNamed {
+                    arg: FunctionArgExpr::Expr(e),
+                    ..
+                } => Some(e),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn is_boolean_type(t: &DataType) -> bool {
+    match t {
+        DataType::Boolean | DataType::Bool => true,
+        DataType::Custom(name, _) => name.to_string().eq_ignore_ascii_case("boolean"),
+        _ => false,
+    }
+}
+
+fn is_null_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Nested(inner) => is_null_literal(inner),
+        Expr::Value(v) => matches!(v.value, Value::Null),
+        _ => false,
+    }
+}
+
+/// Why `e` can never be a boolean, or `None` if it may be (conservative:
+/// columns, unknown functions and anything doubtful may be boolean).
+fn non_boolean_reason(e: &Expr) -> Option<String> {
+    let s = |x: &str| Some(x.to_string());
+    match e {
+        Expr::Nested(inner) => non_boolean_reason(inner),
+        Expr::Value(v) => match &v.value {
+            Value::Boolean(_) | Value::Null | Value::Placeholder(_) => None,
+            Value::Number(..) => s("a number literal"),
+            Value::SingleQuotedString(_)
+            | Value::DoubleQuotedString(_)
+            | Value::EscapedStringLiteral(_)
+            | Value::UnicodeStringLiteral(_)
+            | Value::NationalStringLiteral(_)
+            | Value::SingleQuotedRawStringLiteral(_)
+            | Value::DoubleQuotedRawStringLiteral(_)
+            | Value::TripleSingleQuotedString(_)
+            | Value::TripleDoubleQuotedString(_) => s("a string literal"),
+            _ => s("a literal"),
+        },
+        Expr::BinaryOp { op, .. } => match op {
+            BinaryOperator::Plus
+            | BinaryOperator::Minus
+            | BinaryOperator::Multiply
+            | BinaryOperator::Divide
+            | BinaryOperator::Modulo
+            | BinaryOperator::DuckIntegerDivide
+            | BinaryOperator::MyIntegerDivide => s("arithmetic"),
+            BinaryOperator::StringConcat => s("a string concatenation (`||`)"),
+            BinaryOperator::BitwiseAnd
+            | BinaryOperator::BitwiseOr
+            | BinaryOperator::BitwiseXor
+            | BinaryOperator::PGBitwiseXor
+            | BinaryOperator::PGBitwiseShiftLeft
+            | BinaryOperator::PGBitwiseShiftRight => s("a bitwise operation"),
+            _ => None,
+        },
+        Expr::UnaryOp { op, expr } => match op {
+            UnaryOperator::Minus | UnaryOperator::Plus => {
+                if matches!(expr.as_ref(), Expr::Value(_)) {
+                    s("a number literal")
+                } else {
+                    s("arithmetic")
+                }
+            }
+            UnaryOperator::BitwiseNot => s("a bitwise operation"),
+            _ => None,
+        },
+        Expr::Cast { data_type, .. } => {
+            if is_boolean_type(data_type) {
+                None
+            } else {
+                Some(format!("a cast to {data_type}"))
+            }
+        }
+        Expr::TypedString(_) => s("a typed literal"),
+        Expr::Interval(_) => s("an interval"),
+        Expr::Array(_) | Expr::Map(_) | Expr::Struct { .. } | Expr::Dictionary(_) => {
+            s("an array, map or struct value")
+        }
+        Expr::Tuple(_) => s("a tuple"),
+        Expr::Extract { .. }
+        | Expr::Ceil { .. }
+        | Expr::Floor { .. }
+        | Expr::Position { .. }
+        | Expr::Substring { .. }
+        | Expr::Trim { .. }
+        | Expr::Overlay { .. }
+        | Expr::AtTimeZone { .. } => s("a function that returns a non-boolean value"),
+        Expr::Case {
+            conditions,
+            else_result,
+            ..
+        } => {
+            let results = conditions
+                .iter()
+                .map(|c| &c.result)
+                .chain(else_result.as_deref());
+            for r in results {
+                if is_null_literal(r) {
+                    continue;
+                }
+                if let Some(why) = non_boolean_reason(r) {
+                    return Some(format!("a CASE with a non-boolean result ({why})"));
+                }
+            }
+            None
+        }
+        Expr::Function(f) => {
+            let name = builtin_name(f)?;
+            if f.over.is_some()
+                || AGGREGATES.contains(&name.as_str())
+                || WINDOW_ONLY.contains(&name.as_str())
+            {
+                return None; // reported as DQ302
+            }
+            if NON_BOOLEAN_FUNCS.contains(&name.as_str()) {
+                return Some(format!("`{name}(...)`, which returns a non-boolean value"));
+            }
+            let args = arg_exprs(f);
+            let results: Vec<&Expr> = match name.as_str() {
+                "coalesce" | "nvl" | "ifnull" => args,
+                "nullif" => args.into_iter().take(1).collect(),
+                "if" | "iff" => args.into_iter().skip(1).collect(),
+                "nvl2" => args.into_iter().skip(1).collect(),
+                _ => return None,
+            };
+            for r in results {
+                if is_null_literal(r) {
+                    continue;
+                }
+                if let Some(why) = non_boolean_reason(r) {
+                    return Some(format!("`{name}(...)` with a non-boolean argument ({why})"));
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
