@@ -16,6 +16,8 @@ pub struct Context<'a> {
     /// For each expectations file (project-relative path), the
     /// data_quality actions that use it in some environment.
     pub expectation_users: BTreeMap<String, Vec<(&'a Flowgroup, &'a Action)>>,
+    /// DQ3xx findings, computed once for the five SQL rules.
+    pub expression_findings: std::sync::OnceLock<Vec<crate::expressions::ExpressionFinding>>,
 }
 
 /// Where rules put what they find.
@@ -47,7 +49,7 @@ impl<'a> Context<'a> {
                 }
             }
         }
-        Context { project, envs, expectation_users }
+        Context { project, envs, expectation_users, expression_findings: Default::default() }
     }
 
     /// Every `transform_type: data_quality` action.

@@ -3,6 +3,7 @@
 
 pub mod diagnostic;
 pub mod engine;
+pub mod expressions;
 pub mod registry;
 pub mod quarantine;
 pub mod rules;

@@ -91,6 +91,11 @@ registry! {
     "DQ206" "rule-value-not-mapping" Error dq206_rule_value_not_mapping;
     "DQ207" "quarantine-coerces-action" Warning dq207_quarantine_coerces_action;
     "DQ208" "conflicting-rule-action" Warning dq208_conflicting_rule_action;
+    "DQ301" "sql-syntax-error" Error dq301_sql_syntax_error;
+    "DQ302" "not-row-level" Error dq302_not_row_level;
+    "DQ303" "nondeterministic-rule" Warning dq303_nondeterministic_rule;
+    "DQ304" "token-in-rule" Warning dq304_token_in_rule;
+    "DQ305" "non-boolean-rule" Warning dq305_non_boolean_rule;
     "DQ401" "table-name-not-qualified" Error dq401_table_name_not_qualified;
     "DQ501" "duplicate-source-table" Error dq501_duplicate_source_table;
     "DQ502" "duplicate-source-table-across-pipelines" Error dq502_duplicate_source_table_across_pipelines;

@@ -19,6 +19,11 @@ pub mod dq205_duplicate_rule_name;
 pub mod dq206_rule_value_not_mapping;
 pub mod dq207_quarantine_coerces_action;
 pub mod dq208_conflicting_rule_action;
+pub mod dq301_sql_syntax_error;
+pub mod dq302_not_row_level;
+pub mod dq303_nondeterministic_rule;
+pub mod dq304_token_in_rule;
+pub mod dq305_non_boolean_rule;
 pub mod dq401_table_name_not_qualified;
 pub mod dq501_duplicate_source_table;
 pub mod dq502_duplicate_source_table_across_pipelines;
@@ -31,3 +36,15 @@ pub mod dq604_secret_in_table_name;
 pub mod dq605_undefined_local_variable;
 pub mod dq701_cdc_without_sequence_by;
 pub mod dq702_cdc_sequence_by_processing_time;
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+
+/// The five DQ3xx rules share one pass over the expressions.
+pub(crate) fn report_expression_findings(ctx: &Context, out: &mut Findings, code: &str) {
+    let me = rule(code);
+    for f in crate::expressions::findings(ctx).iter().filter(|f| f.code == code) {
+        out.push(Diagnostic::at(me, f.file, f.span.clone(), f.message.clone()));
+    }
+}

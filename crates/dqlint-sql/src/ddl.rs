@@ -222,7 +222,7 @@ pub fn type_matches(actual: &str, expected: &str) -> bool {
 pub fn canonical_type(text: &str) -> String {
     let lexemes = lex_type(text);
     let mut pos = 0;
-    match render_type(&lexemes, &mut pos) {
+    match render_type(&lexemes, &mut pos, 0) {
         Some(s) if pos == lexemes.len() => s,
         _ => text.split_whitespace().collect::<Vec<_>>().join(" ").to_uppercase(),
     }
@@ -303,7 +303,13 @@ fn type_alias(word: &str) -> String {
     .to_string()
 }
 
-fn render_type(lx: &[Lx], pos: &mut usize) -> Option<String> {
+/// Nesting limit of [`render_type`] (deeper types fall back to plain text).
+const MAX_TYPE_DEPTH: usize = 64;
+
+fn render_type(lx: &[Lx], pos: &mut usize, depth: usize) -> Option<String> {
+    if depth > MAX_TYPE_DEPTH {
+        return None;
+    }
     let Lx::Word(w) = lx.get(*pos)? else {
         return None;
     };
@@ -356,7 +362,7 @@ fn render_type(lx: &[Lx], pos: &mut usize) -> Option<String> {
                         if lx.get(*pos) == Some(&Lx::Punct(':')) {
                             *pos += 1;
                         }
-                        let ty = render_type(lx, pos)?;
+                        let ty = render_type(lx, pos, depth + 1)?;
                         // field modifiers: NOT NULL, COMMENT '...', COLLATE x
                         loop {
                             match lx.get(*pos) {
@@ -383,7 +389,7 @@ fn render_type(lx: &[Lx], pos: &mut usize) -> Option<String> {
                 _ => {
                     let mut items = Vec::new();
                     loop {
-                        items.push(render_type(lx, pos)?);
+                        items.push(render_type(lx, pos, depth + 1)?);
                         match lx.get(*pos)? {
                             Lx::Punct(',') => *pos += 1,
                             Lx::Punct('>') => break,
@@ -402,6 +408,59 @@ fn render_type(lx: &[Lx], pos: &mut usize) -> Option<String> {
 
 fn render_data_type(dt: &DataType) -> String {
     canonical_type(&dt.to_string())
+}
+
+/// sqlparser does not accept `NOT NULL` or `COMMENT '...'` on the fields of
+/// a `STRUCT<...>` type (valid in Databricks). Their tokens are replaced by
+/// whitespace (so token indices and positions are unchanged).
+fn strip_nested_field_modifiers(tokens: &[TokenWithSpan]) -> Vec<TokenWithSpan> {
+    use sqlparser::tokenizer::Whitespace;
+    let mut out = tokens.to_vec();
+    let sig: Vec<usize> = (0..out.len())
+        .filter(|&i| !text::is_trivia(&out[i].token))
+        .collect();
+    let word_is = |t: &Token, kw: &str| {
+        matches!(t, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(kw))
+    };
+    let mut depth = 0usize;
+    let mut k = 0;
+    while k < sig.len() {
+        let t = out[sig[k]].token.clone();
+        let next = sig.get(k + 1).map(|&i| out[i].token.clone());
+        if depth == 0 {
+            let opens_type = ["STRUCT", "ARRAY", "MAP"].iter().any(|kw| word_is(&t, kw))
+                && next == Some(Token::Lt);
+            if opens_type {
+                depth = 1;
+                k += 2;
+                continue;
+            }
+            k += 1;
+            continue;
+        }
+        match t {
+            Token::Lt => depth += 1,
+            Token::Gt => depth -= 1,
+            Token::ShiftRight => depth = depth.saturating_sub(2),
+            _ if word_is(&t, "NOT") && next.as_ref().is_some_and(|n| word_is(n, "NULL")) => {
+                out[sig[k]].token = Token::Whitespace(Whitespace::Space);
+                out[sig[k + 1]].token = Token::Whitespace(Whitespace::Space);
+                k += 2;
+                continue;
+            }
+            _ if word_is(&t, "COMMENT")
+                && matches!(next, Some(Token::SingleQuotedString(_) | Token::DoubleQuotedString(_))) =>
+            {
+                out[sig[k]].token = Token::Whitespace(Whitespace::Space);
+                out[sig[k + 1]].token = Token::Whitespace(Whitespace::Space);
+                k += 2;
+                continue;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------
@@ -822,7 +881,7 @@ impl<'a> Stmt<'a> {
         let first_tok = self.sig[open];
         let dialect = DatabricksDialect {};
         let mut p = Parser::new(&dialect)
-            .with_tokens_with_locations(self.tokens[first_tok..].to_vec());
+            .with_tokens_with_locations(strip_nested_field_modifiers(&self.tokens[first_tok..]));
         // token index (absolute in self.tokens) of the parser's position
         let abs = |p: &Parser| first_tok + p.index();
         let pe = |e: ParserError| self.parser_error(e, CTX);

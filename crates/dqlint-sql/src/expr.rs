@@ -141,6 +141,9 @@ fn check_prepared(text: &str) -> Vec<ExprFinding> {
     if ctx.sig.is_empty() {
         return vec![syntax("the expression is empty".to_string(), 0..text.len())];
     }
+    if ctx.max_paren_depth() > RECURSION_LIMIT {
+        return vec![ctx.parser_error(&ParserError::RecursionLimitExceeded)];
+    }
     if ctx.sig.len() > MAX_TOKENS {
         return Vec::new();
     }
@@ -390,6 +393,21 @@ impl<'a> Ctx<'a> {
             sig,
             partner,
         }
+    }
+
+    fn max_paren_depth(&self) -> usize {
+        let (mut depth, mut max) = (0usize, 0usize);
+        for &i in &self.sig {
+            match self.tokens[i].token {
+                Token::LParen => {
+                    depth += 1;
+                    max = max.max(depth);
+                }
+                Token::RParen => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        max
     }
 
     /// From the first to the last significant token.
