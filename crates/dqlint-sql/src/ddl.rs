@@ -30,6 +30,7 @@ pub struct SqlFile {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)] // the variants are the API; files hold few statements
 pub enum DdlStatement {
     CreateTable(CreateTable),
     AlterTable(AlterTable),
@@ -147,7 +148,11 @@ pub const DLQ_INBOX_COLUMNS: &[(&str, &str, bool)] = &[
     ("_dlq_source_table", "STRING", true),
     ("_dlq_status", "STRING", true),
     ("_dlq_timestamp", "TIMESTAMP", true),
-    ("_dlq_failed_rules", "ARRAY<STRUCT<NAME: STRING, RULE: STRING>>", false),
+    (
+        "_dlq_failed_rules",
+        "ARRAY<STRUCT<NAME: STRING, RULE: STRING>>",
+        false,
+    ),
     ("_dlq_rescued_data", "STRING", false),
     ("_row_data", "VARIANT", true),
 ];
@@ -168,7 +173,8 @@ pub const DLQ_INBOX_PROPERTIES: &[&str] = &[
 ];
 
 /// Table properties the outbox needs (`'key' = 'true'`).
-pub const DLQ_OUTBOX_PROPERTIES: &[&str] = &["delta.enableRowTracking", "delta.enableDeletionVectors"];
+pub const DLQ_OUTBOX_PROPERTIES: &[&str] =
+    &["delta.enableRowTracking", "delta.enableDeletionVectors"];
 
 /// The canonical inbox DDL for a table name (as written in the YAML).
 pub fn dlq_inbox_ddl(table: &str) -> String {
@@ -224,7 +230,11 @@ pub fn canonical_type(text: &str) -> String {
     let mut pos = 0;
     match render_type(&lexemes, &mut pos, 0) {
         Some(s) if pos == lexemes.len() => s,
-        _ => text.split_whitespace().collect::<Vec<_>>().join(" ").to_uppercase(),
+        _ => text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_uppercase(),
     }
 }
 
@@ -318,7 +328,10 @@ fn render_type(lx: &[Lx], pos: &mut usize, depth: usize) -> Option<String> {
     // DOUBLE PRECISION, INTERVAL DAY TO SECOND, ...
     while let Some(Lx::Word(next)) = lx.get(*pos) {
         let up = next.to_uppercase();
-        if matches!(up.as_str(), "NOT" | "NULL" | "COMMENT" | "COLLATE" | "DEFAULT") {
+        if matches!(
+            up.as_str(),
+            "NOT" | "NULL" | "COMMENT" | "COLLATE" | "DEFAULT"
+        ) {
             break;
         }
         if name == "DOUBLE" && up == "PRECISION" {
@@ -411,22 +424,78 @@ fn render_data_type(dt: &DataType) -> String {
 }
 
 /// sqlparser does not accept `NOT NULL` or `COMMENT '...'` on the fields of
-/// a `STRUCT<...>` type (valid in Databricks). Their tokens are replaced by
-/// whitespace (so token indices and positions are unchanged).
+/// a `STRUCT<...>` type, `INTERVAL DAY TO SECOND` as a column type, nor
+/// column masks `MASK fn [USING COLUMNS (...)]` (valid in Databricks). Those tokens are replaced by whitespace (so token indices
+/// and positions are unchanged).
 fn strip_nested_field_modifiers(tokens: &[TokenWithSpan]) -> Vec<TokenWithSpan> {
     use sqlparser::tokenizer::Whitespace;
     let mut out = tokens.to_vec();
     let sig: Vec<usize> = (0..out.len())
         .filter(|&i| !text::is_trivia(&out[i].token))
         .collect();
-    let word_is = |t: &Token, kw: &str| {
-        matches!(t, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(kw))
-    };
+    let word_is = |t: &Token, kw: &str| matches!(t, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(kw));
     let mut depth = 0usize;
     let mut k = 0;
     while k < sig.len() {
         let t = out[sig[k]].token.clone();
         let next = sig.get(k + 1).map(|&i| out[i].token.clone());
+        let prev_is_separator =
+            k == 0 || matches!(out[sig[k - 1]].token, Token::Comma | Token::LParen);
+        if depth == 0
+            && word_is(&t, "MASK")
+            && !prev_is_separator
+            && matches!(next, Some(Token::Word(_)))
+        {
+            // column mask: `MASK fn [USING COLUMNS (...)]`
+            let blank = |out: &mut Vec<TokenWithSpan>, j: usize| {
+                out[sig[j]].token = Token::Whitespace(Whitespace::Space);
+            };
+            blank(&mut out, k);
+            let mut j = k + 1;
+            blank(&mut out, j);
+            while j + 2 < sig.len()
+                && out[sig[j + 1]].token == Token::Period
+                && matches!(out[sig[j + 2]].token, Token::Word(_))
+            {
+                blank(&mut out, j + 1);
+                blank(&mut out, j + 2);
+                j += 2;
+            }
+            j += 1;
+            if j + 2 < sig.len()
+                && word_is(&out[sig[j]].token, "USING")
+                && word_is(&out[sig[j + 1]].token, "COLUMNS")
+                && out[sig[j + 2]].token == Token::LParen
+            {
+                let mut d = 0usize;
+                while j < sig.len() {
+                    match out[sig[j]].token {
+                        Token::LParen => d += 1,
+                        Token::RParen => d = d.saturating_sub(1),
+                        _ => {}
+                    }
+                    let closing = out[sig[j]].token == Token::RParen && d == 0;
+                    blank(&mut out, j);
+                    j += 1;
+                    if closing {
+                        break;
+                    }
+                }
+            }
+            k = j;
+            continue;
+        }
+        if word_is(&t, "INTERVAL") {
+            // `INTERVAL DAY TO SECOND` as a column type: keep `INTERVAL` only
+            const UNITS: &[&str] = &["YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "TO"];
+            let mut j = k + 1;
+            while j < sig.len() && UNITS.iter().any(|u| word_is(&out[sig[j]].token, u)) {
+                out[sig[j]].token = Token::Whitespace(Whitespace::Space);
+                j += 1;
+            }
+            k = j;
+            continue;
+        }
         if depth == 0 {
             let opens_type = ["STRUCT", "ARRAY", "MAP"].iter().any(|kw| word_is(&t, kw))
                 && next == Some(Token::Lt);
@@ -449,7 +518,10 @@ fn strip_nested_field_modifiers(tokens: &[TokenWithSpan]) -> Vec<TokenWithSpan> 
                 continue;
             }
             _ if word_is(&t, "COMMENT")
-                && matches!(next, Some(Token::SingleQuotedString(_) | Token::DoubleQuotedString(_))) =>
+                && matches!(
+                    next,
+                    Some(Token::SingleQuotedString(_) | Token::DoubleQuotedString(_))
+                ) =>
             {
                 out[sig[k]].token = Token::Whitespace(Whitespace::Space);
                 out[sig[k + 1]].token = Token::Whitespace(Whitespace::Space);
@@ -604,7 +676,9 @@ impl<'a> Stmt<'a> {
     }
 
     fn tok(&self, k: usize) -> &Token {
-        self.sig.get(k).map_or(&Token::EOF, |&i| &self.tokens[i].token)
+        self.sig
+            .get(k)
+            .map_or(&Token::EOF, |&i| &self.tokens[i].token)
     }
 
     fn range(&self, k: usize) -> Range<usize> {
@@ -811,7 +885,9 @@ impl<'a> Stmt<'a> {
                             once(start, "USING")?;
                             match self.tok(k + 1) {
                                 Token::Word(f) => table.using = Some(f.value.clone()),
-                                _ => return Err(self.unexpected(k + 1, "a data source format", CTX)),
+                                _ => {
+                                    return Err(self.unexpected(k + 1, "a data source format", CTX))
+                                }
                             }
                             k += 2;
                         }
@@ -839,7 +915,8 @@ impl<'a> Stmt<'a> {
                         }
                         "LOCATION" => {
                             once(start, "LOCATION")?;
-                            table.location = Some(self.string_literal(k + 1, "a path string", CTX)?);
+                            table.location =
+                                Some(self.string_literal(k + 1, "a path string", CTX)?);
                             k += 2;
                         }
                         "TBLPROPERTIES" => {
@@ -880,8 +957,15 @@ impl<'a> Stmt<'a> {
         const CTX: &str = "CREATE TABLE column list";
         let first_tok = self.sig[open];
         let dialect = DatabricksDialect {};
-        let mut p = Parser::new(&dialect)
-            .with_tokens_with_locations(strip_nested_field_modifiers(&self.tokens[first_tok..]));
+        let stream = strip_nested_field_modifiers(&self.tokens[first_tok..]);
+        // next token the parser will see (absolute index), skipping whitespace
+        // and the tokens blanked above
+        let next_visible = |from: usize| {
+            (from..stream.len())
+                .find(|&i| !text::is_trivia(&stream[i].token))
+                .map_or(self.tokens.len(), |i| first_tok + i)
+        };
+        let mut p = Parser::new(&dialect).with_tokens_with_locations(stream.clone());
         // token index (absolute in self.tokens) of the parser's position
         let abs = |p: &Parser| first_tok + p.index();
         let pe = |e: ParserError| self.parser_error(e, CTX);
@@ -892,11 +976,14 @@ impl<'a> Stmt<'a> {
         }
         loop {
             let start_sig = self.sig_index_at_or_after(abs(&p));
-            if p.parse_optional_table_constraint().map_err(pe)?.is_some() {
+            if self.starts_table_constraint(start_sig) {
                 // table constraints are not columns
+                if p.parse_optional_table_constraint().map_err(pe)?.is_none() {
+                    return Err(self.unexpected(start_sig, "a table constraint", CTX));
+                }
             } else if let Token::Word(_) = p.peek_token().token {
                 let def = p.parse_column_def().map_err(pe)?;
-                let end_sig = self.sig_index_before(abs(&p));
+                let end_sig = self.sig_index_before(next_visible(p.index()));
                 let not_null = def
                     .options
                     .iter()
@@ -921,6 +1008,16 @@ impl<'a> Stmt<'a> {
             let k = self.sig_index_at_or_after(abs(&p));
             return Err(self.unexpected(k, "`,` or `)` after a column definition", CTX));
         }
+    }
+
+    /// Whether the column-list element at k is a table constraint. Only the
+    /// Databricks forms count, so columns named `key`, `index`, `check`,
+    /// `unique`, `primary`, `foreign`... stay columns.
+    fn starts_table_constraint(&self, k: usize) -> bool {
+        let next = self.tok(k + 1);
+        (self.is_kw(k, "CONSTRAINT") && matches!(next, Token::Word(_)))
+            || ((self.is_kw(k, "PRIMARY") || self.is_kw(k, "FOREIGN")) && self.is_kw(k + 1, "KEY"))
+            || ((self.is_kw(k, "UNIQUE") || self.is_kw(k, "CHECK")) && *next == Token::LParen)
     }
 
     /// sig index of the first significant token at or after token index `t`.
@@ -948,7 +1045,9 @@ impl<'a> Stmt<'a> {
         let mut name = w.value.clone();
         let mut last = k;
         while *self.tok(last + 1) == Token::Period {
-            let Token::Word(n) = self.tok(last + 2) else { break };
+            let Token::Word(n) = self.tok(last + 2) else {
+                break;
+            };
             name.push('.');
             name.push_str(&n.value);
             last += 2;
@@ -1209,7 +1308,9 @@ impl<'a> Stmt<'a> {
     }
 
     fn is_source_table_ref(&self, s: &[usize]) -> bool {
-        let Some(&first) = s.first() else { return false };
+        let Some(&first) = s.first() else {
+            return false;
+        };
         match self.column_ref(first) {
             Some((name, last)) => {
                 last == s[s.len() - 1]

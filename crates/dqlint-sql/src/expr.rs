@@ -50,55 +50,263 @@ pub struct ExprFinding {
 /// Aggregate functions (Databricks built-ins). Higher-order array functions
 /// such as `aggregate`, `reduce`, `filter`, `exists`, `forall` are not here.
 const AGGREGATES: &[&str] = &[
-    "any", "any_value", "approx_count_distinct", "approx_percentile", "approx_top_k",
-    "array_agg", "avg", "bit_and", "bit_or", "bit_xor", "bitmap_construct_agg",
-    "bitmap_or_agg", "bool_and", "bool_or", "collect_list", "collect_set", "corr", "count",
-    "count_if", "count_min_sketch", "covar_pop", "covar_samp", "every", "first",
-    "first_value", "grouping", "grouping_id", "histogram_numeric", "hll_sketch_agg",
-    "hll_union_agg", "kurtosis", "last", "last_value", "listagg", "max", "max_by", "mean",
-    "measure", "median", "min", "min_by", "mode", "percentile", "percentile_approx",
-    "percentile_cont", "percentile_disc", "regr_avgx", "regr_avgy", "regr_count",
-    "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy",
-    "skewness", "some", "std", "stddev", "stddev_pop", "stddev_samp", "string_agg", "sum",
-    "try_avg", "try_sum", "var_pop", "var_samp", "variance",
+    "any",
+    "any_value",
+    "approx_count_distinct",
+    "approx_percentile",
+    "approx_top_k",
+    "array_agg",
+    "avg",
+    "bit_and",
+    "bit_or",
+    "bit_xor",
+    "bitmap_construct_agg",
+    "bitmap_or_agg",
+    "bool_and",
+    "bool_or",
+    "collect_list",
+    "collect_set",
+    "corr",
+    "count",
+    "count_if",
+    "count_min_sketch",
+    "covar_pop",
+    "covar_samp",
+    "every",
+    "first",
+    "first_value",
+    "grouping",
+    "grouping_id",
+    "histogram_numeric",
+    "hll_sketch_agg",
+    "hll_union_agg",
+    "kurtosis",
+    "last",
+    "last_value",
+    "listagg",
+    "max",
+    "max_by",
+    "mean",
+    "measure",
+    "median",
+    "min",
+    "min_by",
+    "mode",
+    "percentile",
+    "percentile_approx",
+    "percentile_cont",
+    "percentile_disc",
+    "regr_avgx",
+    "regr_avgy",
+    "regr_count",
+    "regr_intercept",
+    "regr_r2",
+    "regr_slope",
+    "regr_sxx",
+    "regr_sxy",
+    "regr_syy",
+    "skewness",
+    "some",
+    "std",
+    "stddev",
+    "stddev_pop",
+    "stddev_samp",
+    "string_agg",
+    "sum",
+    "try_avg",
+    "try_sum",
+    "var_pop",
+    "var_samp",
+    "variance",
 ];
 
 /// Ranking / offset functions that only exist as window functions.
 const WINDOW_ONLY: &[&str] = &[
-    "cume_dist", "dense_rank", "lag", "lead", "nth_value", "ntile", "percent_rank", "rank",
+    "cume_dist",
+    "dense_rank",
+    "lag",
+    "lead",
+    "nth_value",
+    "ntile",
+    "percent_rank",
+    "rank",
     "row_number",
 ];
 
 /// Functions whose value changes between evaluations.
 const NONDETERMINISTIC_FUNCS: &[&str] = &[
-    "curdate", "current_date", "current_time", "current_timestamp", "getdate",
-    "input_file_block_length", "input_file_block_start", "input_file_name", "localtimestamp",
-    "monotonically_increasing_id", "now", "rand", "randn", "random", "randstr", "shuffle",
-    "spark_partition_id", "uniform", "uuid",
+    "curdate",
+    "current_date",
+    "current_time",
+    "current_timestamp",
+    "getdate",
+    "input_file_block_length",
+    "input_file_block_start",
+    "input_file_name",
+    "localtimestamp",
+    "monotonically_increasing_id",
+    "now",
+    "rand",
+    "randn",
+    "random",
+    "randstr",
+    "shuffle",
+    "spark_partition_id",
+    "uniform",
+    "uuid",
 ];
 
 /// Built-in functions that never return BOOLEAN.
 const NON_BOOLEAN_FUNCS: &[&str] = &[
-    "abs", "acos", "add_months", "array", "array_join", "array_size", "ascii", "asin", "atan",
-    "atan2", "base64", "bigint", "bin", "bit_length", "bround", "btrim", "cardinality", "cbrt",
-    "ceil", "ceiling", "char", "char_length", "character_length", "chr", "concat", "concat_ws",
-    "conv", "cos", "crc32", "date", "date_add", "date_diff", "date_format", "date_sub",
-    "date_trunc", "dateadd", "datediff", "day", "dayofmonth", "dayofweek", "dayofyear",
-    "decimal", "degrees", "double", "exp", "factorial", "float", "floor", "format_number",
-    "format_string", "from_unixtime", "hash", "hex", "hour", "initcap", "instr", "int",
-    "last_day", "lcase", "left", "len", "length", "ln", "locate", "log", "log10", "log1p",
-    "log2", "lower", "lpad", "ltrim", "make_date", "make_timestamp", "map", "md5", "minute",
-    "mod", "month", "months_between", "named_struct", "next_day", "octet_length", "pmod",
-    "position", "pow", "power", "printf", "quarter", "radians", "regexp_count",
-    "regexp_extract", "regexp_instr", "regexp_replace", "regexp_substr", "repeat", "replace",
-    "reverse", "right", "round", "rpad", "rtrim", "second", "sha", "sha1", "sha2", "sign",
-    "signum", "sin", "size", "smallint", "split", "split_part", "sqrt", "string", "struct",
-    "substr", "substring", "substring_index", "tan", "timestamp", "timestampadd",
-    "timestampdiff", "tinyint", "to_char", "to_date", "to_json", "to_number", "to_timestamp",
-    "translate", "trim", "trunc", "try_add", "try_divide", "try_multiply", "try_subtract",
-    "try_to_number", "try_to_timestamp", "ucase", "unbase64", "unhex", "unix_date",
-    "unix_micros", "unix_millis", "unix_seconds", "upper", "weekday", "weekofyear",
-    "xxhash64", "year",
+    "abs",
+    "acos",
+    "add_months",
+    "array",
+    "array_join",
+    "array_size",
+    "ascii",
+    "asin",
+    "atan",
+    "atan2",
+    "base64",
+    "bigint",
+    "bin",
+    "bit_length",
+    "bround",
+    "btrim",
+    "cardinality",
+    "cbrt",
+    "ceil",
+    "ceiling",
+    "char",
+    "char_length",
+    "character_length",
+    "chr",
+    "concat",
+    "concat_ws",
+    "conv",
+    "cos",
+    "crc32",
+    "date",
+    "date_add",
+    "date_diff",
+    "date_format",
+    "date_sub",
+    "date_trunc",
+    "dateadd",
+    "datediff",
+    "day",
+    "dayofmonth",
+    "dayofweek",
+    "dayofyear",
+    "decimal",
+    "degrees",
+    "double",
+    "exp",
+    "factorial",
+    "float",
+    "floor",
+    "format_number",
+    "format_string",
+    "from_unixtime",
+    "hash",
+    "hex",
+    "hour",
+    "initcap",
+    "instr",
+    "int",
+    "last_day",
+    "lcase",
+    "left",
+    "len",
+    "length",
+    "ln",
+    "locate",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "lower",
+    "lpad",
+    "ltrim",
+    "make_date",
+    "make_timestamp",
+    "map",
+    "md5",
+    "minute",
+    "mod",
+    "month",
+    "months_between",
+    "named_struct",
+    "next_day",
+    "octet_length",
+    "pmod",
+    "position",
+    "pow",
+    "power",
+    "printf",
+    "quarter",
+    "radians",
+    "regexp_count",
+    "regexp_extract",
+    "regexp_instr",
+    "regexp_replace",
+    "regexp_substr",
+    "repeat",
+    "replace",
+    "reverse",
+    "right",
+    "round",
+    "rpad",
+    "rtrim",
+    "second",
+    "sha",
+    "sha1",
+    "sha2",
+    "sign",
+    "signum",
+    "sin",
+    "size",
+    "smallint",
+    "split",
+    "split_part",
+    "sqrt",
+    "string",
+    "struct",
+    "substr",
+    "substring",
+    "substring_index",
+    "tan",
+    "timestamp",
+    "timestampadd",
+    "timestampdiff",
+    "tinyint",
+    "to_char",
+    "to_date",
+    "to_json",
+    "to_number",
+    "to_timestamp",
+    "translate",
+    "trim",
+    "trunc",
+    "try_add",
+    "try_divide",
+    "try_multiply",
+    "try_subtract",
+    "try_to_number",
+    "try_to_timestamp",
+    "ucase",
+    "unbase64",
+    "unhex",
+    "unix_date",
+    "unix_micros",
+    "unix_millis",
+    "unix_seconds",
+    "upper",
+    "weekday",
+    "weekofyear",
+    "xxhash64",
+    "year",
 ];
 
 /// Checks one expectation's SQL boolean expression (the decoded text).
@@ -203,15 +411,30 @@ fn describe_token(token: &Token) -> String {
 }
 
 const SPARK_INTERVAL_UNITS: &[&str] = &[
-    "YEAR", "YEARS", "MONTH", "MONTHS", "WEEK", "WEEKS", "DAY", "DAYS", "HOUR", "HOURS",
-    "MINUTE", "MINUTES", "SECOND", "SECONDS", "MILLISECOND", "MILLISECONDS", "MICROSECOND",
+    "YEAR",
+    "YEARS",
+    "MONTH",
+    "MONTHS",
+    "WEEK",
+    "WEEKS",
+    "DAY",
+    "DAYS",
+    "HOUR",
+    "HOURS",
+    "MINUTE",
+    "MINUTES",
+    "SECOND",
+    "SECONDS",
+    "MILLISECOND",
+    "MILLISECONDS",
+    "MICROSECOND",
     "MICROSECONDS",
 ];
 
 /// Interval units sqlparser accepts after `INTERVAL <value>`.
 const SQLPARSER_INTERVAL_UNITS: &[&str] = &[
-    "YEAR", "YEARS", "MONTH", "MONTHS", "WEEK", "WEEKS", "DAY", "DAYS", "HOUR", "HOURS",
-    "MINUTE", "MINUTES", "SECOND", "SECONDS",
+    "YEAR", "YEARS", "MONTH", "MONTHS", "WEEK", "WEEKS", "DAY", "DAYS", "HOUR", "HOURS", "MINUTE",
+    "MINUTES", "SECOND", "SECONDS",
 ];
 
 /// Words after which `DIV` cannot be the integer-division operator.
@@ -228,7 +451,10 @@ fn unquoted_word(t: &Token) -> Option<String> {
 }
 
 fn is_string_token(t: &Token) -> bool {
-    matches!(t, Token::SingleQuotedString(_) | Token::DoubleQuotedString(_))
+    matches!(
+        t,
+        Token::SingleQuotedString(_) | Token::DoubleQuotedString(_)
+    )
 }
 
 /// Rewrites the token stream where sqlparser does not know valid Databricks
@@ -277,7 +503,8 @@ fn fixup_tokens(text: &str, tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
         match word.as_deref() {
             Some("L" | "S" | "Y" | "D" | "F" | "BD") => {
                 if let Some(p) = prev {
-                    if matches!(tokens[p].token, Token::Number(..)) && ranges[p].end == ranges[i].start
+                    if matches!(tokens[p].token, Token::Number(..))
+                        && ranges[p].end == ranges[i].start
                     {
                         skip[i] = true;
                     }
@@ -305,7 +532,9 @@ fn fixup_tokens(text: &str, tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
                 }
             }
             Some("INTERVAL") => {
-                let Some(v_end) = value_end(k + 1) else { continue };
+                let Some(v_end) = value_end(k + 1) else {
+                    continue;
+                };
                 if !is_unit(v_end + 1) {
                     if is_string_token(tok(v_end).unwrap_or(&Token::EOF)) {
                         // INTERVAL '1 day': give the parser a unit
@@ -435,7 +664,10 @@ impl<'a> Ctx<'a> {
     /// location is missing (sqlparser's EOF).
     fn range_at_location(&self, loc: sqlparser::tokenizer::Location) -> Range<usize> {
         if loc.line == 0 {
-            let end = self.sig.last().map_or(self.text.len(), |&i| self.ranges[i].end);
+            let end = self
+                .sig
+                .last()
+                .map_or(self.text.len(), |&i| self.ranges[i].end);
             return end..end;
         }
         match self.token_at_location(loc) {
@@ -464,10 +696,8 @@ impl<'a> Ctx<'a> {
                 let (msg, loc) = text::split_error_location(m);
                 let range = match loc {
                     Some(loc) => self.range_at_location(loc),
-                    None => self.range_at_location(sqlparser::tokenizer::Location {
-                        line: 0,
-                        column: 0,
-                    }),
+                    None => self
+                        .range_at_location(sqlparser::tokenizer::Location { line: 0, column: 0 }),
                 };
                 let msg = if msg.starts_with("No infix parser for token")
                     || msg.starts_with("No prefix parser for token")
@@ -587,9 +817,9 @@ impl<'a> Ctx<'a> {
         });
         // Findings inside a subquery are covered by the subquery finding.
         let keep = |f: &ExprFinding| {
-            !subqueries.iter().any(|s| {
-                *s != f.range && s.start <= f.range.start && f.range.end <= s.end
-            })
+            !subqueries
+                .iter()
+                .any(|s| *s != f.range && s.start <= f.range.start && f.range.end <= s.end)
         };
         let mut out: Vec<ExprFinding> = found.into_iter().filter(keep).collect();
         out.dedup();
@@ -621,8 +851,7 @@ impl<'a> Ctx<'a> {
             });
             return;
         }
-        if AGGREGATES.contains(&name.as_str()) || f.filter.is_some() || !f.within_group.is_empty()
-        {
+        if AGGREGATES.contains(&name.as_str()) || f.filter.is_some() || !f.within_group.is_empty() {
             out.push(ExprFinding {
                 code: NOT_ROW_LEVEL,
                 message: format!(

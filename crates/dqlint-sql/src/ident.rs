@@ -21,9 +21,10 @@ impl std::fmt::Display for NameProblem {
         match self {
             NameProblem::Empty => write!(f, "the table name is empty"),
             NameProblem::EmptyPart { index } => {
-                let which = ["catalog", "schema", "table"]
-                    .get(*index)
-                    .map_or_else(|| format!("part {}", index + 1), |s| format!("the {s} part"));
+                let which = ["catalog", "schema", "table"].get(*index).map_or_else(
+                    || format!("part {}", index + 1),
+                    |s| format!("the {s} part"),
+                );
                 write!(f, "{which} of the table name is empty")
             }
             NameProblem::WrongPartCount { parts } => write!(

@@ -112,6 +112,15 @@ pub(crate) fn humanize_parser_message(message: &str) -> String {
     match rest.rfind(", found: ") {
         Some(pos) => {
             let expected = &rest[..pos];
+            let expected = if !expected.is_empty()
+                && expected
+                    .chars()
+                    .all(|c| !c.is_alphanumeric() && !c.is_whitespace())
+            {
+                format!("`{expected}`")
+            } else {
+                expected.to_string()
+            };
             let found = &rest[pos + ", found: ".len()..];
             if found == "EOF" {
                 format!("expected {expected}, found the end of the text")
@@ -135,7 +144,8 @@ pub(crate) fn is_trivia(token: &Token) -> bool {
 pub(crate) enum SegKind {
     /// Plain SQL text.
     Code,
-    /// `'...'` or `"..."` string literal (backslash escapes, doubled quotes).
+    /// `'...'` or `"..."` string literal (backslash escapes, doubled quotes),
+    /// or a `$$...$$` body.
     Str,
     /// `` `...` `` quoted identifier.
     Quoted,
@@ -205,6 +215,14 @@ pub(crate) fn segments(text: &str) -> Vec<Seg> {
                     j += 1;
                 }
                 (SegKind::Quoted, j.min(n))
+            }
+            b'$' if i + 1 < n && b[i + 1] == b'$' => {
+                // `$$ ... $$` body (SQL/Python UDFs)
+                let mut j = i + 2;
+                while j + 1 < n && !(b[j] == b'$' && b[j + 1] == b'$') {
+                    j += 1;
+                }
+                (SegKind::Str, if j + 1 < n { j + 2 } else { n })
             }
             b'-' if i + 1 < n && b[i + 1] == b'-' => {
                 let mut j = i + 2;
@@ -363,7 +381,7 @@ mod tests {
 
     #[test]
     fn segments_and_split() {
-        let t = "a ';' -- x;\n b /* ; /* ; */ */ `c;` ; d";
+        let t = "a ';' -- x;\n b /* ; /* ; */ */ `c;` $$ x; $$ ; d";
         let chunks = split_statements(t);
         assert_eq!(chunks.len(), 2);
         assert_eq!(&t[chunks[1].clone()], " d");
@@ -386,6 +404,12 @@ mod tests {
         let mut c = Cursor::new(t);
         assert_eq!(c.offset(Location { line: 1, column: 2 }), Some(2));
         assert_eq!(c.offset(Location { line: 2, column: 3 }), Some(9));
-        assert_eq!(c.offset(Location { line: 1, column: 99 }), Some(6));
+        assert_eq!(
+            c.offset(Location {
+                line: 1,
+                column: 99
+            }),
+            Some(6)
+        );
     }
 }

@@ -77,7 +77,11 @@ fn huge_nesting_is_a_syntax_error() {
     let f = check_expression(&deep);
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].code, "DQ301");
-    assert!(f[0].message.contains("nested too deeply"), "{}", f[0].message);
+    assert!(
+        f[0].message.contains("nested too deeply"),
+        "{}",
+        f[0].message
+    );
 
     let ok = format!("{}a > 0{}", "(".repeat(30), ")".repeat(30));
     assert!(check_expression(&ok).is_empty());
@@ -109,8 +113,128 @@ fn long_and_deep_inputs_do_not_overflow() {
         "(".repeat(5_000),
         ")".repeat(5_000)
     ));
-    all(&format!("UPDATE a SET b = 1 WHERE {}x = 1{}", "(".repeat(5_000), ")".repeat(5_000)));
+    all(&format!(
+        "UPDATE a SET b = 1 WHERE {}x = 1{}",
+        "(".repeat(5_000),
+        ")".repeat(5_000)
+    ));
     all(&"x ".repeat(100_000));
     all(&"{a} ${b} %{c} ".repeat(10_000));
     all(&"é".repeat(10_000));
+}
+
+/// Deterministic pseudo-random soup of SQL fragments.
+#[test]
+fn fragment_soup_does_not_panic() {
+    const FRAGMENTS: &[&str] = &[
+        "a",
+        "`b c`",
+        "'s'",
+        "\"d\"",
+        "(",
+        ")",
+        "[",
+        "]",
+        "<",
+        ">",
+        ">>",
+        "=",
+        "==",
+        "<=>",
+        "!",
+        "AND",
+        "OR",
+        "NOT",
+        "IN",
+        "IS",
+        "NULL",
+        "BETWEEN",
+        "CASE",
+        "WHEN",
+        "THEN",
+        "ELSE",
+        "END",
+        "SELECT",
+        "FROM",
+        "count(",
+        "rand()",
+        "x:",
+        "::",
+        "string",
+        "INTERVAL",
+        "1",
+        "2.5D",
+        "L",
+        "DIV",
+        "r'",
+        "${x}",
+        "{y}",
+        "%{z}",
+        "{8}",
+        "->",
+        ",",
+        ".",
+        ";",
+        "--",
+        "/*",
+        "*/",
+        "\n",
+        "é",
+        "CREATE",
+        "TABLE",
+        "ALTER",
+        "UPDATE",
+        "SET",
+        "WHERE",
+        "TBLPROPERTIES",
+        "CLUSTER BY",
+        "ARRAY<",
+        "STRUCT<",
+        "MAP<",
+        "NOT NULL",
+        "COMMENT",
+        "MASK",
+        "USING",
+        "$$",
+        "'",
+        "`",
+        "_dlq_source_table",
+        "LOCATION",
+        "PARTITIONED BY",
+        "OPTIONS",
+        "AUTO",
+        "NONE",
+    ];
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..3000 {
+        let len = (next() % 40) as usize;
+        let mut s = String::new();
+        for _ in 0..len {
+            s.push_str(FRAGMENTS[(next() % FRAGMENTS.len() as u64) as usize]);
+            if next() % 3 != 0 {
+                s.push(' ');
+            }
+        }
+        all(&s);
+        for f in check_expression(&s) {
+            assert!(
+                f.range.start <= f.range.end && f.range.end <= s.len(),
+                "{s:?} {f:?}"
+            );
+            assert!(s.is_char_boundary(f.range.start) && s.is_char_boundary(f.range.end));
+        }
+        let file = parse_sql_file(&s);
+        for e in &file.errors {
+            assert!(
+                e.range.end <= s.len() && s.is_char_boundary(e.range.start),
+                "{s:?} {e:?}"
+            );
+        }
+    }
 }
