@@ -18,6 +18,8 @@ pub struct Context<'a> {
     pub expectation_users: BTreeMap<String, Vec<(&'a Flowgroup, &'a Action)>>,
     /// DQ3xx findings, computed once for the five SQL rules.
     pub expression_findings: std::sync::OnceLock<Vec<crate::expressions::ExpressionFinding>>,
+    /// The DDL of the project's `.sql` files, computed once for DQ402-DQ409.
+    pub ddl_catalog: std::sync::OnceLock<crate::ddl_catalog::DdlCatalog>,
 }
 
 /// Where rules put what they find.
@@ -49,7 +51,7 @@ impl<'a> Context<'a> {
                 }
             }
         }
-        Context { project, envs, expectation_users, expression_findings: Default::default() }
+        Context { project, envs, expectation_users, expression_findings: Default::default(), ddl_catalog: Default::default() }
     }
 
     /// Every `transform_type: data_quality` action.

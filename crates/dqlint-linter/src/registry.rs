@@ -97,6 +97,14 @@ registry! {
     "DQ304" "token-in-rule" Warning dq304_token_in_rule;
     "DQ305" "non-boolean-rule" Warning dq305_non_boolean_rule;
     "DQ401" "table-name-not-qualified" Error dq401_table_name_not_qualified;
+    "DQ402" "dlq-ddl-not-found" Info dq402_dlq_ddl_not_found;
+    "DQ403" "dlq-outbox-ddl-not-found" Warning dq403_dlq_outbox_ddl_not_found;
+    "DQ404" "dlq-missing-change-data-feed" Error dq404_dlq_missing_change_data_feed;
+    "DQ405" "dlq-missing-row-tracking" Error dq405_dlq_missing_row_tracking;
+    "DQ406" "dlq-missing-deletion-vectors" Error dq406_dlq_missing_deletion_vectors;
+    "DQ407" "dlq-not-clustered-by-source" Error dq407_dlq_not_clustered_by_source;
+    "DQ408" "dlq-schema-mismatch" Error dq408_dlq_schema_mismatch;
+    "DQ409" "dlq-update-not-scoped" Warning dq409_dlq_update_not_scoped;
     "DQ501" "duplicate-source-table" Error dq501_duplicate_source_table;
     "DQ502" "duplicate-source-table-across-pipelines" Error dq502_duplicate_source_table_across_pipelines;
     "DQ503" "duplicate-quarantine-source-view" Error dq503_duplicate_quarantine_source_view;

@@ -57,9 +57,11 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     NameProblem::Secret => "it contains a secret".to_string(),
                     NameProblem::UnterminatedBacktick => "a backtick is not closed".to_string(),
                 };
-                let shown = if tokenized { format!("`{raw}` (`{}`)", resolved.text) } else { format!("`{raw}`") };
+                // No resolved value in the message: the same problem in
+                // several environments must merge into one finding.
+                let after = if tokenized { " after substitution" } else { "" };
                 let mut d = Diagnostic::new(me, &value.origin, format!(
-                    "`{field}` {shown} is not a `catalog.schema.table` name: {why}"
+                    "`{field}` `{raw}` is not a `catalog.schema.table` name{after}: {why}"
                 ));
                 if tokenized {
                     d = d.env(&env.name);

@@ -54,16 +54,23 @@ pub fn report_shared(ctx: &Context, out: &mut Findings, code: &str, same_pipelin
             } else {
                 format!("in pipeline `{}` and pipeline `{}`", earlier.pipeline, later.pipeline)
             };
+            let raw = |u: &crate::quarantine::QuarantineUse, key: &str| {
+                u.action.get("quarantine").and_then(|q| q.get_str(key)).unwrap_or("").to_string()
+            };
+            let (later_dlq, later_src) = (raw(later, "dlq_table"), raw(later, "source_table"));
+            let depends = tokenized(&[&later_dlq, &later_src, &raw(earlier, "source_table")]);
+            // With tokens, name the tables as written so that the same
+            // conflict in several environments merges into one finding.
+            let (source, dlq) = if depends {
+                (later_src, later_dlq)
+            } else {
+                (later.source_table.clone(), later.dlq_table.clone())
+            };
             let mut d = Diagnostic::new(me, &later.source_origin, format!(
-                "actions {} and {} {where_} both quarantine `source_table` `{}` into DLQ `{}`: their recycle flows take each other's rows",
-                earlier.label(), later.label(), later.source_table, later.dlq_table
+                "actions {} and {} {where_} both quarantine `source_table` `{source}` into DLQ `{dlq}`: their recycle flows take each other's rows",
+                earlier.label(), later.label()
             ))
             .related(&earlier.source_origin, format!("{} uses the same DLQ and source table", earlier.label()));
-            let depends = tokenized(&[
-                later.action.get("quarantine").and_then(|q| q.get_str("dlq_table")).unwrap_or(""),
-                later.action.get("quarantine").and_then(|q| q.get_str("source_table")).unwrap_or(""),
-                earlier.action.get("quarantine").and_then(|q| q.get_str("source_table")).unwrap_or(""),
-            ]);
             if depends {
                 d = d.env(&env.name);
             }

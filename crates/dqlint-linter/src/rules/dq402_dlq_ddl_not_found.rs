@@ -1,0 +1,72 @@
+//! ## What it does
+//! Reports a quarantine action whose `dlq_table` (after substitution) has
+//! no `CREATE TABLE` in any of the project's `.sql` files. Names match
+//! case-insensitively, with backticks removed.
+//!
+//! ## Why is this bad?
+//! LHP does not create the DLQ: the pipeline's MERGE into it fails until
+//! someone creates the table by hand, and a hand-made table easily misses
+//! the properties and columns the recycle flow needs (DQ404-DQ408 can only
+//! check DDL they can see).
+//!
+//! ## Example
+//! ```yaml
+//! quarantine:
+//!   dlq_table: main.ops.dlq        # no sql/*.sql creates main.ops.dlq
+//!   source_table: main.bronze.orders
+//! ```
+//!
+//! ## Fix
+//! Add the canonical DDL of the inbox and the outbox to a `.sql` file of
+//! the project (the message of DQ403/DQ408 and `dqlint rule DQ402` show
+//! it). No automatic fix: it would create a new file.
+//!
+//! ## Valid
+//! ```sql
+//! CREATE TABLE IF NOT EXISTS main.ops.dlq (
+//!     _dlq_sk            STRING NOT NULL,
+//!     _dlq_source_table  STRING NOT NULL,
+//!     _dlq_status        STRING NOT NULL,
+//!     _dlq_timestamp     TIMESTAMP NOT NULL,
+//!     _dlq_failed_rules  ARRAY<STRUCT<name: STRING, rule: STRING>>,
+//!     _dlq_rescued_data  STRING,
+//!     _row_data          VARIANT NOT NULL
+//! )
+//! CLUSTER BY (_dlq_source_table)
+//! TBLPROPERTIES (
+//!     'delta.enableChangeDataFeed' = 'true',
+//!     'delta.enableRowTracking' = 'true',
+//!     'delta.enableDeletionVectors' = 'true'
+//! );
+//! ```
+
+use crate::ddl_catalog::{catalog, dlq_groups};
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ402");
+    let cat = catalog(ctx);
+    for (ei, env) in ctx.envs.iter().enumerate() {
+        for g in dlq_groups(ctx, env) {
+            if cat.tables[ei].contains_key(&g.inbox) {
+                continue;
+            }
+            for u in &g.users {
+                let mut d = Diagnostic::new(
+                    me,
+                    &u.dlq_origin,
+                    format!(
+                        "no `CREATE TABLE` for DLQ `{}` in the project's `.sql` files",
+                        u.action.get("quarantine").and_then(|q| q.get_str("dlq_table")).unwrap_or(&u.dlq_table)
+                    ),
+                );
+                if g.tokenized() {
+                    d = d.env(&env.name);
+                }
+                out.push(d);
+            }
+        }
+    }
+}

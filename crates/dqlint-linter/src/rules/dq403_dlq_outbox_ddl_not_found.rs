@@ -1,0 +1,94 @@
+//! ## What it does
+//! Reports a DLQ whose inbox `CREATE TABLE` is in the project's `.sql`
+//! files while the outbox, `<dlq_table>_outbox`, has none.
+//!
+//! ## Why is this bad?
+//! The recycle flow MERGEs fixed rows into the outbox; LHP does not create
+//! it, so recycling fails at runtime although the inbox is in place.
+//!
+//! ## Example
+//! ```sql
+//! CREATE TABLE IF NOT EXISTS main.ops.dlq ( ... );
+//! -- no main.ops.dlq_outbox
+//! ```
+//!
+//! ## Fix
+//! Add the outbox DDL; the quick fix inserts the canonical one after the
+//! inbox's `CREATE TABLE`.
+//!
+//! ## Valid
+//! ```sql
+//! CREATE TABLE IF NOT EXISTS main.ops.dlq_outbox (
+//!     _dlq_sk            STRING NOT NULL,
+//!     _dlq_source_table  STRING NOT NULL,
+//!     _row_data          VARIANT NOT NULL,
+//!     _dlq_recycled_at   TIMESTAMP NOT NULL
+//! )
+//! CLUSTER BY (_dlq_source_table)
+//! TBLPROPERTIES (
+//!     'delta.enableRowTracking' = 'true',
+//!     'delta.enableDeletionVectors' = 'true'
+//! );
+//! ```
+
+use dqlint_sql::ddl::dlq_outbox_ddl;
+
+use crate::ddl_catalog::{catalog, dlq_groups};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ403");
+    let cat = catalog(ctx);
+    for (ei, env) in ctx.envs.iter().enumerate() {
+        let tables = &cat.tables[ei];
+        for g in dlq_groups(ctx, env) {
+            let Some(inbox) = tables.get(&g.inbox) else { continue };
+            if tables.contains_key(&g.outbox) {
+                continue;
+            }
+            let text = &ctx.project.file(inbox.file).text;
+            let mut d = Diagnostic::at(
+                me,
+                inbox.file,
+                inbox.create.name_range.clone(),
+                format!(
+                    "DLQ `{}` has a `CREATE TABLE`, its outbox `{}` has none",
+                    inbox.written,
+                    outbox_name(&inbox.written)
+                ),
+            );
+            if let Some(fix) = outbox_fix(text, inbox) {
+                d = d.fix(fix);
+            }
+            out.push(g.annotate(d, env, Some(inbox)));
+        }
+    }
+}
+
+/// `<inbox>_outbox`, inside a closing backtick.
+fn outbox_name(written: &str) -> String {
+    match written.strip_suffix('`') {
+        Some(head) => format!("{head}_outbox`"),
+        None => format!("{written}_outbox"),
+    }
+}
+
+/// Inserts the canonical outbox DDL after the inbox statement (and its `;`).
+fn outbox_fix(text: &str, inbox: &crate::ddl_catalog::TableDdl) -> Option<Fix> {
+    let name = outbox_name(&inbox.written);
+    let end = inbox.create.statement_range.end;
+    let rest = text.get(end..)?;
+    let trimmed = rest.trim_start();
+    let (at, prefix) =
+        if trimmed.starts_with(';') { (end + (rest.len() - trimmed.len()) + 1, "\n\n") } else { (end, ";\n\n") };
+    let ddl = dlq_outbox_ddl(&name);
+    let ddl = ddl.trim_end().strip_suffix(';').unwrap_or(ddl.trim_end()).to_string();
+    let suffix = if trimmed.starts_with(';') { ";" } else { "" };
+    Some(Fix {
+        applicability: Applicability::Safe,
+        description: format!("Add the canonical DDL of `{name}` after the inbox"),
+        edits: vec![Edit { file: inbox.file, span: at..at, new_text: format!("{prefix}{ddl}{suffix}") }],
+    })
+}

@@ -1,0 +1,72 @@
+//! ## What it does
+//! Reports a DLQ inbox or outbox that is not `CLUSTER BY (_dlq_source_table)`
+//! after its `CREATE TABLE` and any `ALTER TABLE ... CLUSTER BY` (a
+//! partitioned table counts as not clustered). An error when two or more
+//! quarantine actions (in any pipeline) share the DLQ, else a warning.
+//!
+//! ## Why is this bad?
+//! Each pipeline's MERGE only touches its own `_dlq_source_table`; with the
+//! table clustered by that column, concurrent MERGEs of the pipelines
+//! sharing a DLQ touch disjoint files and do not conflict.
+//!
+//! ## Example
+//! ```sql
+//! CREATE TABLE IF NOT EXISTS main.ops.dlq ( ... )
+//! TBLPROPERTIES ( ... );
+//! ```
+//!
+//! ## Fix
+//! Add `CLUSTER BY (_dlq_source_table)` (the quick fix does; replacing a
+//! `PARTITIONED BY` clause is offered as an unsafe fix).
+//!
+//! ## Valid
+//! ```sql
+//! CREATE TABLE IF NOT EXISTS main.ops.dlq ( ... )
+//! CLUSTER BY (_dlq_source_table)
+//! TBLPROPERTIES ( ... );
+//! ```
+
+use crate::ddl_catalog::{catalog, dlq_groups};
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ407");
+    let cat = catalog(ctx);
+    for (ei, env) in ctx.envs.iter().enumerate() {
+        let tables = &cat.tables[ei];
+        for g in dlq_groups(ctx, env) {
+            for (role, name) in [("inbox", &g.inbox), ("outbox", &g.outbox)] {
+                let Some(t) = tables.get(name.as_str()) else { continue };
+                if t.clustered_by_source() {
+                    continue;
+                }
+                let (span, how) = if t.cluster_altered {
+                    (t.create.name_range.clone(), "is clustered otherwise by an `ALTER TABLE`")
+                } else if let Some((cols, range)) = &t.create.cluster_by {
+                    let how = if cols.is_empty() {
+                        "has `CLUSTER BY AUTO` or `NONE`"
+                    } else {
+                        "is clustered by other columns"
+                    };
+                    (range.clone(), how)
+                } else if let Some((_, range)) = &t.create.partitioned_by {
+                    (range.clone(), "is partitioned instead")
+                } else {
+                    (t.create.name_range.clone(), "is not clustered")
+                };
+                let mut d = Diagnostic::at(me, t.file, span, format!(
+                    "DLQ {role} `{}` {how}: it needs `CLUSTER BY (_dlq_source_table)` for conflict-free concurrent MERGEs{}",
+                        t.written,
+                    g.sharing_note()
+                ))
+                .severity(g.sharing_severity());
+                if let Some(fix) = t.cluster_fix() {
+                    d = d.fix(fix);
+                }
+                out.push(g.annotate(d, env, Some(t)));
+            }
+        }
+    }
+}
