@@ -74,8 +74,8 @@ pub(crate) fn decode_text(bytes: Vec<u8>) -> Result<Arc<str>, String> {
     match String::from_utf8(bytes) {
         Ok(mut text) => {
             if text.starts_with('\u{feff}') {
-                // Keep offsets stable: a BOM becomes a space the parsers skip.
-                text.replace_range(0..3, "   ");
+                // Windows editors write a BOM; YAML and SQL do not want it.
+                text.replace_range(0..3, "");
             }
             Ok(Arc::from(text))
         }

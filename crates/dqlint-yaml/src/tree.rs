@@ -200,7 +200,7 @@ fn parse_document(
 ) -> Document {
     let base = span.start;
     let mut source = text[span.clone()].to_string();
-    let lines = source.bytes().filter(|b| *b == b'\n').count() + 1;
+    let lines = source.lines().count();
     if lines > MAX_DOCUMENT_LINES {
         file.errors.push(SyntaxError {
             span: base..base,
@@ -213,6 +213,10 @@ fn parse_document(
         return Document { span, root: None, broken: true, duplicate_keys: Vec::new() };
     }
 
+    if let Some(message) = too_deep(&source) {
+        file.errors.push(SyntaxError { span: base..base, message });
+        return Document { span, root: None, broken: true, duplicate_keys: Vec::new() };
+    }
     let mut broken = false;
     let mut reported_lines: Vec<usize> = Vec::new();
     let mut tree = match parser.parse(&source, None) {
@@ -261,6 +265,46 @@ fn parse_document(
     }
     file.errors.extend(errors);
     Document { span, root, broken, duplicate_keys }
+}
+
+/// Nesting deeper than this is not configuration; the grammar's scanner
+/// aborts on deep indentation and the tree walk would exhaust the stack.
+const MAX_NESTING: usize = 128;
+const MAX_INDENT: usize = 256;
+
+/// Refuses documents nested too deeply to parse safely.
+fn too_deep(source: &str) -> Option<String> {
+    let mut depth: usize = 0;
+    let mut deepest = 0;
+    let mut quote: Option<u8> = None;
+    for line in source.lines() {
+        let indent = line.len() - line.trim_start_matches([' ', '-']).len();
+        if indent > MAX_INDENT {
+            return Some(format!(
+                "this YAML document is indented more than {MAX_INDENT} columns deep; it was not linted"
+            ));
+        }
+        for b in line.bytes() {
+            match (quote, b) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, b'"' | b'\'') => quote = Some(b),
+                (None, b'#') => break,
+                (None, b'[' | b'{') => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                (None, b']' | b'}') => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        // Quotes do not span lines in flow collections often enough to
+        // matter for a depth guard.
+        quote = None;
+    }
+    (deepest > MAX_NESTING).then(|| {
+        format!("this YAML document nests brackets {deepest} levels deep (more than {MAX_NESTING}); it was not linted")
+    })
 }
 
 /// Finds the spot to blame in a tree with errors, and says what is wrong.
