@@ -74,6 +74,7 @@ registry! {
     "DQ001" "yaml-syntax-error" Error dq001_yaml_syntax_error;
     "DQ002" "invalid-structure" Error dq002_invalid_structure;
     "DQ003" "unknown-key" Warning dq003_unknown_key;
+    "DQ004" "unresolved-reference" Error dq004_unresolved_reference;
     "DQ101" "invalid-dq-mode" Error dq101_invalid_dq_mode;
     "DQ102" "quarantine-block-missing" Error dq102_quarantine_block_missing;
     "DQ103" "quarantine-block-without-mode" Error dq103_quarantine_block_without_mode;

@@ -1,0 +1,46 @@
+//! ## What it does
+//! Reports a reference LHP cannot resolve while building a flowgroup: a
+//! `use_template` naming no `templates/<name>.yaml`, a required template
+//! parameter left out of `template_parameters`, a preset that no
+//! `presets/*.yaml` names, a cycle in preset `extends`, and a preset file
+//! without `name:`.
+//!
+//! ## Why is this bad?
+//! LHP stops on these (LHP-CFG-027, LHP-CFG-012, LHP-ACT-001, LHP-DEP-022),
+//! one at a time; and every action the template or preset should have
+//! contributed is missing from what dqlint (and LHP) can check.
+//!
+//! ## Example
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! use_template: bronze_dq_tempalte
+//! ```
+//!
+//! ## Fix
+//! Name an existing template (its file stem) or preset (its `name:`), and
+//! pass every required parameter.
+//!
+//! ## Valid
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! use_template: bronze_dq_template
+//! ```
+
+use dqlint_project::ProblemKind;
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+
+const KINDS: [ProblemKind; 3] =
+    [ProblemKind::TemplateNotFound, ProblemKind::TemplateParameterMissing, ProblemKind::PresetProblem];
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ004");
+    let problems = ctx.project.flowgroups.iter().flat_map(|fg| fg.problems.iter()).chain(ctx.project.problems.iter());
+    for p in problems.filter(|p| KINDS.contains(&p.kind)) {
+        out.push(Diagnostic::new(me, &p.origin, p.message.clone()));
+    }
+}
