@@ -26,6 +26,8 @@ enum Command {
         /// A code (DQ207) or a name (quarantine-coerces-action).
         code: Option<String>,
     },
+    /// Run the language server (LSP over stdin/stdout), for editors.
+    Server,
 }
 
 #[derive(clap::Args)]
@@ -73,6 +75,7 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Rule { code } => rule_command(code.as_deref()),
+        Command::Server => dqlint_lsp::run_stdio(),
         Command::Lint(args) => match lint_command(args) {
             Ok(code) => code,
             Err(message) => {

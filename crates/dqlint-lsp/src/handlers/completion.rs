@@ -1,0 +1,303 @@
+//! `textDocument/completion`, from the buffer text as it is now: keys of a
+//! data_quality action and of `quarantine`; enum values (`mode`,
+//! `readMode`, rule `action`...); `${` token names from the substitutions
+//! files; `expectations_file` paths.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use dqlint_project::Project;
+use tower_lsp_server::ls_types::{
+    CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, MarkupContent,
+    MarkupKind, Position, Range, TextEdit,
+};
+
+use crate::handlers::field_docs;
+
+const QUARANTINE_KEYS: [&str; 2] = ["dlq_table", "source_table"];
+
+/// Values LHP accepts for a key (`action`/`failureAction`: expectation rules).
+fn enum_values(key: &str) -> Option<&'static [&'static str]> {
+    Some(match key {
+        "mode" => &["dqe", "quarantine"],
+        "readMode" => &["stream", "batch"],
+        "action" | "failureAction" => &["warn", "drop", "fail"],
+        "type" => &["load", "transform", "write", "test"],
+        "transform_type" => &["sql", "python", "data_quality", "temp_table", "schema"],
+        _ => return None,
+    })
+}
+
+fn item(
+    label: &str,
+    kind: CompletionItemKind,
+    detail: Option<String>,
+    doc: Option<&str>,
+    edit: Option<(Range, String)>,
+) -> CompletionItem {
+    CompletionItem {
+        label: label.to_string(),
+        kind: Some(kind),
+        detail,
+        documentation: doc.map(|d| {
+            Documentation::MarkupContent(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: d.to_string(),
+            })
+        }),
+        text_edit: edit
+            .map(|(range, new_text)| CompletionTextEdit::Edit(TextEdit { range, new_text })),
+        ..CompletionItem::default()
+    }
+}
+
+/// Completions at `position` of `text` (the open buffer of `path`);
+/// `project` is the latest lint result, for token names and paths.
+pub fn completions(
+    text: &str,
+    path: &Path,
+    position: Position,
+    project: Option<&Project>,
+) -> Vec<CompletionItem> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let Some(line) = lines
+        .get(position.line as usize)
+        .map(|l| l.trim_end_matches('\r'))
+    else {
+        return Vec::new();
+    };
+    // The line up to the cursor (UTF-16 column to byte offset).
+    let mut units = 0u32;
+    let cut = line
+        .char_indices()
+        .find(|(_, c)| {
+            let past = units >= position.character;
+            units += c.len_utf16() as u32;
+            past
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(line.len());
+    let before = &line[..cut];
+    let range_back = |chars: &str| Range {
+        start: Position {
+            line: position.line,
+            character: position.character - chars.encode_utf16().count() as u32,
+        },
+        end: position,
+    };
+
+    // `${par` -> token names.
+    if let Some(open) = before.rfind("${") {
+        let partial = &before[open + 2..];
+        if partial
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            let Some(project) = project else {
+                return Vec::new();
+            };
+            let closes = line[cut..].starts_with('}');
+            let mut names: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+            for env in &project.envs {
+                for (name, value) in &env.tokens {
+                    names
+                        .entry(name.as_str())
+                        .or_default()
+                        .push(format!("{}: {}", env.name, value.value));
+                }
+            }
+            return names
+                .into_iter()
+                .map(|(name, mut values)| {
+                    values.sort();
+                    let insert = if closes {
+                        name.to_string()
+                    } else {
+                        format!("{name}}}")
+                    };
+                    item(
+                        name,
+                        CompletionItemKind::VARIABLE,
+                        Some(values.join(", ")),
+                        None,
+                        Some((range_back(partial), insert)),
+                    )
+                })
+                .collect();
+        }
+    }
+
+    let indent = before.len() - before.trim_start().len();
+    let body = before.trim_start();
+    let body = body.strip_prefix("- ").unwrap_or(body);
+
+    // `key: val` -> values of the key.
+    if let Some((key, value)) = body.split_once(':') {
+        let key = key.trim();
+        let partial = value.trim_start();
+        let lead = if value.is_empty() { " " } else { "" };
+        if let Some(values) = enum_values(key) {
+            return values
+                .iter()
+                .map(|v| {
+                    item(
+                        v,
+                        CompletionItemKind::ENUM_MEMBER,
+                        None,
+                        None,
+                        Some((range_back(partial), format!("{lead}{v}"))),
+                    )
+                })
+                .collect();
+        }
+        if key == "expectations_file" {
+            let Some(project) = project else {
+                return Vec::new();
+            };
+            return expectation_paths(&project.root)
+                .into_iter()
+                .map(|rel| {
+                    item(
+                        &rel,
+                        CompletionItemKind::FILE,
+                        None,
+                        None,
+                        Some((range_back(partial), format!("{lead}{rel}"))),
+                    )
+                })
+                .collect();
+        }
+        return Vec::new();
+    }
+
+    // A key being typed: which block is it in?
+    if !body.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return Vec::new();
+    }
+    let parent = lines[..position.line as usize]
+        .iter()
+        .rev()
+        .map(|l| l.trim_end_matches('\r'))
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .find(|l| l.len() - l.trim_start().len() < indent)
+        .map(|l| {
+            l.trim()
+                .trim_start_matches("- ")
+                .trim_end_matches(':')
+                .trim()
+        });
+    let is_yaml_config = path.extension().is_some_and(|e| e == "yaml" || e == "yml");
+    if !is_yaml_config {
+        return Vec::new();
+    }
+    let keys: Vec<(&str, Option<&str>)> = if parent == Some("quarantine") {
+        QUARANTINE_KEYS
+            .iter()
+            .map(|k| (*k, field_docs::lookup(k)))
+            .collect()
+    } else {
+        field_docs::FIELDS
+            .iter()
+            .filter(|(k, _)| !QUARANTINE_KEYS.contains(k))
+            .map(|(k, d)| (*k, Some(*d)))
+            .collect()
+    };
+    keys.into_iter()
+        .map(|(key, doc)| {
+            let insert = if key == "quarantine" {
+                format!(
+                    "quarantine:\n{pad}  dlq_table: \n{pad}  source_table: ",
+                    pad = " ".repeat(indent)
+                )
+            } else {
+                format!("{key}: ")
+            };
+            item(
+                key,
+                CompletionItemKind::PROPERTY,
+                None,
+                doc,
+                Some((range_back(body), insert)),
+            )
+        })
+        .collect()
+}
+
+/// YAML and JSON files of the project that can hold expectations (not the
+/// flowgroups, templates, presets, substitutions or config).
+fn expectation_paths(root: &Path) -> Vec<String> {
+    const NOT_HERE: [&str; 7] = [
+        "pipelines",
+        "templates",
+        "presets",
+        "substitutions",
+        "config",
+        "generated",
+        "node_modules",
+    ];
+    let mut out = Vec::new();
+    let mut pending = vec![(root.to_path_buf(), 0)];
+    while let Some((dir, depth)) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                if depth < 4 && !(depth == 0 && NOT_HERE.contains(&name.as_str())) {
+                    pending.push((path, depth + 1));
+                }
+            } else if depth > 0 && [".yaml", ".yml", ".json"].iter().any(|e| name.ends_with(e)) {
+                out.push(dqlint_project::files::relative_path(root, &path));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(text: &str, line: u32, character: u32) -> Vec<String> {
+        completions(
+            text,
+            Path::new("/p/pipelines/f.yaml"),
+            Position { line, character },
+            None,
+        )
+        .into_iter()
+        .map(|i| i.label)
+        .collect()
+    }
+
+    #[test]
+    fn enum_values_after_a_key() {
+        assert_eq!(labels("    mode: ", 0, 10), ["dqe", "quarantine"]);
+        assert_eq!(labels("    readMode: st", 0, 16), ["stream", "batch"]);
+        assert_eq!(labels("  - action: ", 0, 12), ["warn", "drop", "fail"]);
+    }
+
+    #[test]
+    fn keys_depend_on_the_block() {
+        let text = "actions:\n  - name: x\n    quarantine:\n      dl\n    mo";
+        assert_eq!(labels(text, 3, 8), ["dlq_table", "source_table"]);
+        let action_keys = labels(text, 4, 6);
+        assert!(
+            action_keys.contains(&"mode".to_string())
+                && !action_keys.contains(&"dlq_table".to_string())
+        );
+    }
+
+    #[test]
+    fn non_ascii_before_the_cursor() {
+        // `é` is one UTF-16 unit; the cursor after `mode: ` is at 8.
+        assert_eq!(labels("é # x\n  mode: ", 1, 8), ["dqe", "quarantine"]);
+        assert!(labels("  description: é", 0, 16).is_empty());
+    }
+}

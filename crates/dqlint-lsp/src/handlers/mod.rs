@@ -1,0 +1,9 @@
+//! One file per LSP request.
+
+pub mod code_action;
+pub mod completion;
+pub mod definition;
+pub mod document_symbol;
+pub mod field_docs;
+pub mod hover;
+pub mod references;

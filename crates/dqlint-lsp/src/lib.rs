@@ -1,0 +1,63 @@
+//! dqlint's language server: LSP 3.17 over stdio on `tower-lsp-server`.
+//! The only crate that knows LSP types; the engine is the CLI's
+//! (`Project::load` + `dqlint_linter::lint`), run on the open buffers.
+
+mod convert;
+mod documents;
+mod framing;
+mod handlers;
+mod server;
+mod settings;
+mod workspace;
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+use tower_lsp_server::{LspService, Server};
+
+pub use settings::{Settings, DEFAULT_RULE_DOCS_URL};
+
+/// Serves one client over `input`/`output` until `exit` (or end of input).
+/// Returns whether `shutdown` was received first.
+pub async fn serve<I, O>(input: I, output: O) -> bool
+where
+    I: AsyncRead + Unpin + Send + 'static,
+    O: AsyncWrite,
+{
+    let shutdown = Arc::new(AtomicBool::new(false));
+    let flag = shutdown.clone();
+    let (service, socket) = LspService::build(move |client| server::Backend::new(client, flag))
+        .custom_method(framing::INVALID_MESSAGE, server::Backend::invalid_message)
+        .finish();
+    Server::new(framing::guard(input), output, socket)
+        .serve(service)
+        .await;
+    shutdown.load(Ordering::SeqCst)
+}
+
+/// `dqlint server`: serves on stdin/stdout. Exit status 0 after
+/// `shutdown` + `exit`, 1 when the client exits without `shutdown`.
+pub fn run_stdio() -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("dqlint: error: cannot start the server runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let clean = runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
+    // A lint still running must not hold the process after `exit`.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    if clean {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

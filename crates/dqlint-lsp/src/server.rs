@@ -1,0 +1,397 @@
+//! The `LanguageServer` implementation: protocol plumbing only; the work is
+//! in [`crate::workspace`] and [`crate::handlers`].
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde_json::Value;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+use crate::convert::uri_to_path;
+use crate::documents::Document;
+use crate::handlers::{code_action, completion, definition, document_symbol, hover, references};
+use crate::settings::Settings;
+use crate::workspace::{lock, panic_message, Snapshot, Workspace};
+
+pub struct Backend {
+    workspace: Arc<Workspace>,
+    /// Set by `shutdown`; `exit` without it ends with status 1.
+    shutdown: Arc<AtomicBool>,
+    init: std::sync::Mutex<Init>,
+}
+
+#[derive(serde::Deserialize)]
+pub struct InvalidMessage {
+    code: i64,
+    reason: String,
+}
+
+#[derive(Default)]
+struct Init {
+    folders: Vec<PathBuf>,
+    watch_dynamically: bool,
+}
+
+impl Backend {
+    pub fn new(client: Client, shutdown: Arc<AtomicBool>) -> Backend {
+        Backend {
+            workspace: Arc::new(Workspace::new(client)),
+            shutdown,
+            init: Default::default(),
+        }
+    }
+
+    fn client(&self) -> &Client {
+        &self.workspace.client
+    }
+
+    async fn log(&self, kind: MessageType, message: String) {
+        self.client().log_message(kind, message).await;
+    }
+
+    /// The fresh lint result of the project holding `uri`.
+    async fn snapshot_for(&self, uri: &Uri) -> Option<(PathBuf, Arc<Snapshot>)> {
+        let path = uri_to_path(uri)?;
+        let project = self.workspace.project_of(&path)?;
+        let snapshot = self.workspace.fresh_snapshot(&project).await?;
+        Some((path, snapshot))
+    }
+
+    /// Runs a request's computation; a panic becomes an internal error for
+    /// this request only.
+    async fn guarded<T>(&self, method: &str, work: impl FnOnce() -> T) -> Result<T> {
+        match catch_unwind(AssertUnwindSafe(work)) {
+            Ok(value) => Ok(value),
+            Err(panic) => {
+                let reason = panic_message(panic.as_ref());
+                self.log(
+                    MessageType::ERROR,
+                    format!("dqlint: internal error in {method}: {reason}"),
+                )
+                .await;
+                Err(Error::internal_error())
+            }
+        }
+    }
+
+    fn apply_settings(&self, value: Option<&Value>) -> Option<String> {
+        match Settings::from_value(value) {
+            Ok(settings) => {
+                let warning = settings
+                    .config_path
+                    .as_ref()
+                    .map(|p| format!("dqlint: `configPath` ({p}) is not supported yet; using envs/select/ignore only"));
+                *lock(&self.workspace.settings) = settings;
+                warning
+            }
+            Err(message) => Some(format!("dqlint: {message}")),
+        }
+    }
+
+    /// A frame the input guard could not pass on (see [`crate::framing`]):
+    /// answered with its JSON-RPC error; logged when it was a notification.
+    pub async fn invalid_message(&self, params: InvalidMessage) -> Result<()> {
+        self.log(
+            MessageType::WARNING,
+            format!("dqlint: ignored a malformed message: {}", params.reason),
+        )
+        .await;
+        Err(Error {
+            code: ErrorCode::from(params.code),
+            message: params.reason.into(),
+            data: None,
+        })
+    }
+
+    fn changed(&self, path: &std::path::Path) {
+        if let Some(project) = self.workspace.project_of(path) {
+            self.workspace.schedule(project);
+        }
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let mut folders: Vec<PathBuf> = params
+            .workspace_folders
+            .iter()
+            .flatten()
+            .filter_map(|f| uri_to_path(&f.uri))
+            .collect();
+        #[allow(deprecated)] // Older clients send only `rootUri`.
+        if folders.is_empty() {
+            folders.extend(params.root_uri.as_ref().and_then(uri_to_path));
+        }
+        let watch_dynamically = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|w| w.dynamic_registration)
+            .unwrap_or(false);
+        *lock(&self.init) = Init {
+            folders,
+            watch_dynamically,
+        };
+        let warning = self.apply_settings(params.initialization_options.as_ref());
+        if let Some(warning) = warning {
+            self.log(MessageType::WARNING, warning).await;
+        }
+        Ok(InitializeResult {
+            server_info: Some(ServerInfo {
+                name: "dqlint".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            capabilities: ServerCapabilities {
+                text_document_sync: Some(TextDocumentSyncCapability::Options(
+                    TextDocumentSyncOptions {
+                        open_close: Some(true),
+                        change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        ..TextDocumentSyncOptions::default()
+                    },
+                )),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![
+                            CodeActionKind::QUICKFIX,
+                            code_action::fix_all_kind(),
+                        ]),
+                        ..CodeActionOptions::default()
+                    },
+                )),
+                document_symbol_provider: Some(OneOf::Left(true)),
+                definition_provider: Some(OneOf::Left(true)),
+                references_provider: Some(OneOf::Left(true)),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(vec!["{".into(), ":".into()]),
+                    ..CompletionOptions::default()
+                }),
+                ..ServerCapabilities::default()
+            },
+            offset_encoding: None,
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        let (folders, watch) = {
+            let init = lock(&self.init);
+            (init.folders.clone(), init.watch_dynamically)
+        };
+        self.workspace.discover(&folders);
+        self.workspace.schedule_all();
+        if watch {
+            let watchers = ["**/lhp.yaml", "**/*.{yaml,yml}", "**/*.json", "**/*.sql"]
+                .into_iter()
+                .map(|glob| FileSystemWatcher {
+                    glob_pattern: GlobPattern::String(glob.into()),
+                    kind: None,
+                })
+                .collect();
+            let options = DidChangeWatchedFilesRegistrationOptions { watchers };
+            let registration = Registration {
+                id: "dqlint-watched-files".into(),
+                method: "workspace/didChangeWatchedFiles".into(),
+                register_options: serde_json::to_value(options).ok(),
+            };
+            // Not awaited here: the client answers while we keep serving.
+            let client = self.client().clone();
+            tokio::spawn(async move {
+                if let Err(e) = client.register_capability(vec![registration]).await {
+                    client
+                        .log_message(
+                            MessageType::WARNING,
+                            format!("dqlint: cannot watch files: {e}"),
+                        )
+                        .await;
+                }
+            });
+        }
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        self.shutdown.store(true, Ordering::SeqCst);
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let doc = params.text_document;
+        let Some(path) = uri_to_path(&doc.uri) else {
+            return;
+        };
+        lock(&self.workspace.documents).open(
+            path.clone(),
+            Document {
+                uri: doc.uri,
+                version: doc.version,
+                text: Arc::from(doc.text),
+            },
+        );
+        self.changed(&path);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let Some(path) = uri_to_path(&params.text_document.uri) else {
+            return;
+        };
+        let applied = catch_unwind(AssertUnwindSafe(|| {
+            lock(&self.workspace.documents).change(
+                &path,
+                params.text_document.version,
+                params.content_changes,
+            )
+        }));
+        match applied {
+            Ok(true) => self.changed(&path),
+            Ok(false) => {}
+            Err(panic) => {
+                let reason = panic_message(panic.as_ref());
+                self.log(
+                    MessageType::ERROR,
+                    format!(
+                        "dqlint: cannot apply an edit to {}: {reason}",
+                        path.display()
+                    ),
+                )
+                .await;
+            }
+        }
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let Some(path) = uri_to_path(&params.text_document.uri) else {
+            return;
+        };
+        lock(&self.workspace.documents).close(&path);
+        // The file's findings on disk stay (the project is re-linted).
+        self.changed(&path);
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        if let Some(path) = uri_to_path(&params.text_document.uri) {
+            self.changed(&path);
+        }
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let mut projects: Vec<PathBuf> = Vec::new();
+        for change in params.changes {
+            let Some(path) = uri_to_path(&change.uri) else {
+                continue;
+            };
+            // A deleted lhp.yaml still maps to its folder: the next lint
+            // fails to load it and drops its findings.
+            if let Some(project) = self.workspace.project_of(&path) {
+                if !projects.contains(&project.root) {
+                    projects.push(project.root.clone());
+                    self.workspace.schedule(project);
+                }
+            }
+        }
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        if !Settings::is_addressed(&params.settings) {
+            return;
+        }
+        if let Some(warning) = self.apply_settings(Some(&params.settings)) {
+            self.log(MessageType::WARNING, warning).await;
+        }
+        self.workspace.schedule_all();
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let at = params.text_document_position_params;
+        let Some((path, snapshot)) = self.snapshot_for(&at.text_document.uri).await else {
+            return Ok(None);
+        };
+        self.guarded("hover", || hover::hover(&snapshot, &path, at.position))
+            .await
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let Some((path, snapshot)) = self.snapshot_for(&params.text_document.uri).await else {
+            return Ok(None);
+        };
+        let only = params.context.only.as_deref();
+        let actions = self
+            .guarded("codeAction", || {
+                code_action::code_actions(&snapshot, &path, params.range, only)
+            })
+            .await?;
+        Ok((!actions.is_empty()).then_some(actions))
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        let Some((path, snapshot)) = self.snapshot_for(&params.text_document.uri).await else {
+            return Ok(None);
+        };
+        let symbols = self
+            .guarded("documentSymbol", || {
+                document_symbol::document_symbols(&snapshot, &path)
+            })
+            .await?;
+        Ok(symbols.map(DocumentSymbolResponse::Nested))
+    }
+
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        let at = params.text_document_position_params;
+        let Some((path, snapshot)) = self.snapshot_for(&at.text_document.uri).await else {
+            return Ok(None);
+        };
+        let found = self
+            .guarded("definition", || {
+                definition::definition(&snapshot, &path, at.position)
+            })
+            .await?;
+        Ok((!found.is_empty()).then_some(GotoDefinitionResponse::Array(found)))
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let at = params.text_document_position;
+        let Some(path) = uri_to_path(&at.text_document.uri) else {
+            return Ok(None);
+        };
+        let Some(text) = lock(&self.workspace.documents).text(&path) else {
+            return Ok(None);
+        };
+        // The last lint result is enough for token names and paths: no
+        // re-lint per keystroke.
+        let project = self.workspace.project_of(&path).and_then(|p| p.snapshot());
+        let items = self
+            .guarded("completion", || {
+                completion::completions(
+                    &text,
+                    &path,
+                    at.position,
+                    project.as_ref().map(|s| &s.project),
+                )
+            })
+            .await?;
+        Ok((!items.is_empty()).then_some(CompletionResponse::Array(items)))
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        let at = params.text_document_position;
+        let Some((path, snapshot)) = self.snapshot_for(&at.text_document.uri).await else {
+            return Ok(None);
+        };
+        let with_declaration = params.context.include_declaration;
+        let found = self
+            .guarded("references", || {
+                references::references(&snapshot, &path, at.position, with_declaration)
+            })
+            .await?;
+        Ok((!found.is_empty()).then_some(found))
+    }
+}

@@ -1,0 +1,361 @@
+//! The LHP projects the server serves: one [`ProjectState`] per folder
+//! holding `lhp.yaml`, linted as a whole (with the open buffers as overlay)
+//! after each change, debounced; findings published per file.
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use dqlint_linter::Diagnostic as Finding;
+use dqlint_project::{LoadOptions, Project};
+use tower_lsp_server::ls_types::{Diagnostic, MessageType, Uri};
+use tower_lsp_server::Client;
+
+use crate::convert::{self, UriMap};
+use crate::documents::Documents;
+use crate::settings::Settings;
+
+/// Folders never searched for projects.
+const SKIPPED_FOLDERS: [&str; 5] = [
+    "node_modules",
+    "target",
+    "venv",
+    "__pycache__",
+    "site-packages",
+];
+/// How deep under a workspace folder projects are looked for.
+const DISCOVERY_DEPTH: usize = 4;
+
+/// A lint result and the buffers it was computed from.
+pub struct Snapshot {
+    pub project: Project,
+    pub findings: Vec<Finding>,
+    pub settings: Settings,
+    /// Open buffers at lint time: canonical path -> (client URI, version).
+    pub versions: HashMap<PathBuf, (Uri, i32)>,
+}
+
+impl Snapshot {
+    pub fn uris(&self) -> UriMap {
+        UriMap::new(
+            self.versions
+                .iter()
+                .map(|(path, (uri, _))| (path.clone(), uri.clone())),
+        )
+    }
+}
+
+#[derive(Clone, PartialEq)]
+struct Published {
+    version: Option<i32>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// One LHP project.
+pub struct ProjectState {
+    pub root: PathBuf,
+    /// Bumped by every change that touches the project.
+    generation: AtomicU64,
+    /// The generation of the last lint run that finished (or failed).
+    linted: AtomicU64,
+    /// Serialises lint runs, so results are published in change order.
+    run: tokio::sync::Mutex<()>,
+    snapshot: Mutex<Option<Arc<Snapshot>>>,
+    published: Mutex<HashMap<Uri, Published>>,
+}
+
+impl ProjectState {
+    fn new(root: PathBuf) -> ProjectState {
+        ProjectState {
+            root,
+            generation: AtomicU64::new(1),
+            linted: AtomicU64::new(0),
+            run: tokio::sync::Mutex::new(()),
+            snapshot: Mutex::new(None),
+            published: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn snapshot(&self) -> Option<Arc<Snapshot>> {
+        lock(&self.snapshot).clone()
+    }
+}
+
+/// Everything the server knows, shared by the handlers.
+pub struct Workspace {
+    pub client: Client,
+    pub documents: Mutex<Documents>,
+    pub settings: Mutex<Settings>,
+    projects: Mutex<HashMap<PathBuf, Arc<ProjectState>>>,
+}
+
+/// A poisoned lock only means a handler panicked while holding it; the data
+/// is still the best there is.
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The folder holding `lhp.yaml` above `path` (which may exist only in the
+/// editor, or have just been deleted).
+pub fn project_root_of(path: &Path) -> Option<PathBuf> {
+    let mut dir = path.parent()?;
+    loop {
+        if dir.join("lhp.yaml").is_file() {
+            return Some(dir.to_path_buf());
+        }
+        dir = dir.parent()?;
+    }
+}
+
+impl Workspace {
+    pub fn new(client: Client) -> Workspace {
+        Workspace {
+            client,
+            documents: Mutex::new(Documents::default()),
+            settings: Mutex::new(Settings::default()),
+            projects: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn project(&self, root: &Path) -> Arc<ProjectState> {
+        lock(&self.projects)
+            .entry(root.to_path_buf())
+            .or_insert_with(|| Arc::new(ProjectState::new(root.to_path_buf())))
+            .clone()
+    }
+
+    pub fn project_of(&self, path: &Path) -> Option<Arc<ProjectState>> {
+        let root = if path.file_name().is_some_and(|n| n == "lhp.yaml") {
+            path.parent()?.to_path_buf()
+        } else {
+            project_root_of(path)?
+        };
+        Some(self.project(&root))
+    }
+
+    pub fn projects(&self) -> Vec<Arc<ProjectState>> {
+        lock(&self.projects).values().cloned().collect()
+    }
+
+    /// Finds the projects in (or around) the workspace folders.
+    pub fn discover(&self, folders: &[PathBuf]) {
+        for folder in folders {
+            if let Some(root) = dqlint_project::find_root(folder) {
+                self.project(&root);
+            }
+            let mut pending = vec![(folder.clone(), 0)];
+            while let Some((dir, depth)) = pending.pop() {
+                let Ok(entries) = std::fs::read_dir(&dir) else {
+                    continue;
+                };
+                for entry in entries.flatten() {
+                    let name = entry.file_name();
+                    let name = name.to_string_lossy();
+                    let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+                    if is_dir
+                        && depth < DISCOVERY_DEPTH
+                        && !name.starts_with('.')
+                        && !SKIPPED_FOLDERS.contains(&name.as_ref())
+                    {
+                        pending.push((entry.path(), depth + 1));
+                    } else if !is_dir && name == "lhp.yaml" {
+                        if let Some(root) = convert::canonical(&dir) {
+                            self.project(&root);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Marks the project changed and lints it once no other change follows
+    /// within the debounce time.
+    pub fn schedule(self: &Arc<Self>, project: Arc<ProjectState>) {
+        let generation = project.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let delay = lock(&self.settings).debounce();
+        let workspace = self.clone();
+        tokio::spawn(async move {
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            if project.generation.load(Ordering::SeqCst) == generation {
+                workspace.lint(&project).await;
+            }
+        });
+    }
+
+    /// Lints the project now if a change has not been linted yet, and
+    /// returns the latest result (requests want the current text).
+    pub async fn fresh_snapshot(&self, project: &Arc<ProjectState>) -> Option<Arc<Snapshot>> {
+        if project.linted.load(Ordering::SeqCst) < project.generation.load(Ordering::SeqCst) {
+            self.lint(project).await;
+        }
+        project.snapshot()
+    }
+
+    /// Loads and lints the project with the open buffers, then publishes
+    /// what changed.
+    pub async fn lint(&self, project: &Arc<ProjectState>) {
+        let _running = project.run.lock().await;
+        let generation = project.generation.load(Ordering::SeqCst);
+        if project.linted.load(Ordering::SeqCst) >= generation {
+            return;
+        }
+        let (overlay, versions) = {
+            let documents = lock(&self.documents);
+            (
+                documents.overlay_under(&project.root),
+                documents.versions_under(&project.root),
+            )
+        };
+        let settings = lock(&self.settings).clone();
+        let root = project.root.clone();
+        let options = LoadOptions {
+            envs: settings.envs.clone(),
+            overlay,
+        };
+        let selection = settings.selection();
+        let outcome = tokio::task::spawn_blocking(move || {
+            catch_unwind(AssertUnwindSafe(|| {
+                Project::load(&root, &options).map(|project| {
+                    let findings = dqlint_linter::lint(&project, &selection);
+                    (project, findings)
+                })
+            }))
+        })
+        .await;
+        project.linted.store(generation, Ordering::SeqCst);
+        match outcome {
+            Ok(Ok(Ok((loaded, findings)))) => {
+                let snapshot = Arc::new(Snapshot {
+                    project: loaded,
+                    findings,
+                    settings,
+                    versions,
+                });
+                *lock(&project.snapshot) = Some(snapshot.clone());
+                self.publish(project, &snapshot).await;
+            }
+            Ok(Ok(Err(load_error))) => {
+                // The project is gone (lhp.yaml deleted or unreadable): its
+                // findings go with it.
+                self.client
+                    .log_message(
+                        MessageType::WARNING,
+                        format!("dqlint: {}: {load_error}", project.root.display()),
+                    )
+                    .await;
+                *lock(&project.snapshot) = None;
+                self.clear(project).await;
+                if !project.root.join("lhp.yaml").is_file() {
+                    lock(&self.projects).remove(&project.root);
+                }
+            }
+            Ok(Err(panic)) => {
+                let reason = panic_message(panic.as_ref());
+                self.client
+                    .log_message(
+                        MessageType::ERROR,
+                        format!("dqlint: internal error while linting {}: {reason} (findings not updated)", project.root.display()),
+                    )
+                    .await;
+            }
+            Err(join_error) => {
+                self.client
+                    .log_message(
+                        MessageType::ERROR,
+                        format!("dqlint: lint task failed: {join_error}"),
+                    )
+                    .await;
+            }
+        }
+    }
+
+    /// Publishes the files whose findings (or open version) changed, and
+    /// empties the files that no longer have any.
+    async fn publish(&self, project: &ProjectState, snapshot: &Snapshot) {
+        let uris = snapshot.uris();
+        let mut by_uri: HashMap<Uri, Published> = HashMap::new();
+        for finding in &snapshot.findings {
+            let path = &snapshot.project.file(finding.primary.file).path;
+            let Some(uri) = uris.uri(path) else { continue };
+            let version = snapshot.versions.get(path).map(|(_, v)| *v);
+            by_uri
+                .entry(uri)
+                .or_insert_with(|| Published {
+                    version,
+                    diagnostics: Vec::new(),
+                })
+                .diagnostics
+                .push(convert::diagnostic(
+                    &snapshot.project,
+                    &uris,
+                    &snapshot.settings,
+                    finding,
+                ));
+        }
+        // Open buffers of the project always get an answer for their version.
+        for (uri, version) in snapshot.versions.values() {
+            by_uri.entry(uri.clone()).or_insert_with(|| Published {
+                version: Some(*version),
+                diagnostics: Vec::new(),
+            });
+        }
+        let mut changes: Vec<(Uri, Published)> = Vec::new();
+        {
+            let mut published = lock(&project.published);
+            for (uri, old) in published.iter() {
+                if !by_uri.contains_key(uri) && !old.diagnostics.is_empty() {
+                    changes.push((
+                        uri.clone(),
+                        Published {
+                            version: None,
+                            diagnostics: Vec::new(),
+                        },
+                    ));
+                }
+            }
+            for (uri, new) in &by_uri {
+                if published.get(uri) != Some(new) {
+                    changes.push((uri.clone(), new.clone()));
+                }
+            }
+            *published = by_uri;
+        }
+        for (uri, p) in changes {
+            self.client
+                .publish_diagnostics(uri, p.diagnostics, p.version)
+                .await;
+        }
+    }
+
+    async fn clear(&self, project: &ProjectState) {
+        let uris: Vec<Uri> = lock(&project.published)
+            .drain()
+            .filter(|(_, p)| !p.diagnostics.is_empty())
+            .map(|(u, _)| u)
+            .collect();
+        for uri in uris {
+            self.client.publish_diagnostics(uri, Vec::new(), None).await;
+        }
+    }
+
+    /// Re-lints every project (settings changed).
+    pub fn schedule_all(self: &Arc<Self>) {
+        for project in self.projects() {
+            self.schedule(project);
+        }
+    }
+}
+
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic".to_string()
+    }
+}

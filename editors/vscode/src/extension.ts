@@ -1,0 +1,109 @@
+// VS Code client for `dqlint server` (LSP over stdio).
+
+import * as vscode from "vscode";
+import {
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  TransportKind,
+} from "vscode-languageclient/node";
+
+import { resolveServerPath } from "./serverPath";
+
+let client: LanguageClient | undefined;
+let output: vscode.LogOutputChannel | undefined;
+
+function settings(): { envs: string[]; select: string[]; ignore: string[] } {
+  const config = vscode.workspace.getConfiguration("dqlint");
+  return {
+    envs: config.get<string[]>("envs", []),
+    select: config.get<string[]>("select", []),
+    ignore: config.get<string[]>("ignore", []),
+  };
+}
+
+function createClient(context: vscode.ExtensionContext): LanguageClient | undefined {
+  const resolution = resolveServerPath({
+    configured: vscode.workspace.getConfiguration("dqlint").get<string>("server.path"),
+    workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+    extensionPath: context.extensionPath,
+    env: process.env,
+    platform: process.platform,
+  });
+  if (resolution.kind === "missing") {
+    output?.error(resolution.message);
+    void vscode.window.showErrorMessage(resolution.message, "Open settings").then((choice) => {
+      if (choice === "Open settings") {
+        void vscode.commands.executeCommand("workbench.action.openSettings", "dqlint.server.path");
+      }
+    });
+    return undefined;
+  }
+  output?.info(`Starting ${resolution.path} server (from ${resolution.source})`);
+
+  const serverOptions: ServerOptions = {
+    command: resolution.path,
+    args: ["server"],
+    transport: TransportKind.stdio,
+  };
+  const clientOptions: LanguageClientOptions = {
+    // Every file an LHP project may hold: the server ignores files outside
+    // a folder with lhp.yaml.
+    documentSelector: [
+      { scheme: "file", language: "yaml" },
+      { scheme: "file", language: "json" },
+      { scheme: "file", language: "sql" },
+      { scheme: "file", pattern: "**/*.{yaml,yml,json,sql}" },
+    ],
+    initializationOptions: settings(),
+    // Sends `workspace/didChangeConfiguration` with `{ dqlint: {...} }`.
+    synchronize: { configurationSection: "dqlint" },
+    outputChannel: output,
+  };
+  return new LanguageClient("dqlint", "dqlint", serverOptions, clientOptions);
+}
+
+async function start(context: vscode.ExtensionContext): Promise<void> {
+  client = createClient(context);
+  if (client !== undefined) {
+    try {
+      await client.start();
+    } catch (error) {
+      output?.error(`The dqlint server did not start: ${String(error)}`);
+      client = undefined;
+    }
+  }
+}
+
+async function stop(): Promise<void> {
+  const running = client;
+  client = undefined;
+  if (running !== undefined) {
+    await running.stop();
+  }
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel("dqlint", { log: true });
+  context.subscriptions.push(
+    output,
+    vscode.commands.registerCommand("dqlint.restartServer", async () => {
+      await stop();
+      await start(context);
+    }),
+    vscode.commands.registerCommand("dqlint.showOutput", () => output?.show()),
+    vscode.workspace.onDidChangeConfiguration(async (event) => {
+      // A different executable needs a new process; other settings travel
+      // through didChangeConfiguration.
+      if (event.affectsConfiguration("dqlint.server.path")) {
+        await stop();
+        await start(context);
+      }
+    }),
+  );
+  await start(context);
+}
+
+export async function deactivate(): Promise<void> {
+  await stop();
+}
