@@ -187,6 +187,18 @@ impl Project {
                     .filter(|v| v.get("use_blueprint").is_none())
                     .flat_map(|v| flowgroup::split_document(v, &mut doc_problems))
                     .collect();
+                let readable = file.read_error.is_none() && file.yaml.as_ref().is_some_and(|y| y.errors.is_empty());
+                let blueprint_instance = file.yaml.iter().flat_map(|y| y.documents.iter()).any(|d| {
+                    d.root.as_ref().is_some_and(|n| n.get("use_blueprint").is_some())
+                });
+                if docs.is_empty() && doc_problems.is_empty() && readable && !blueprint_instance {
+                    // LHP rejects a flowgroup file with no flowgroup (LHP-CFG-005).
+                    doc_problems.push(Problem {
+                        kind: ProblemKind::Structure,
+                        message: "this flowgroup file is empty: LHP rejects it (LHP-CFG-005); add a flowgroup or delete the file".into(),
+                        origin: Origin::new(*id, 0..0),
+                    });
+                }
                 let mut out: Vec<Flowgroup> =
                     docs.into_iter().map(|d| flowgroup::resolve(*id, d, &library)).collect();
                 if let Some(first) = out.first_mut() {

@@ -201,6 +201,10 @@ fn empty_and_comment_only_flowgroup_files() {
                 .all(|d| d.rule.code != "DQ001"),
             "{rel} is valid (empty) YAML: {found:#?}"
         );
+        assert!(
+            in_file(&project, &found, rel).iter().any(|d| d.rule.code == "DQ002"),
+            "{rel} holds no flowgroup, which LHP rejects (CFG-005): {found:#?}"
+        );
     }
     assert!(codes(&found).contains(&"DQ105"));
     lint_cli(dir.path());
