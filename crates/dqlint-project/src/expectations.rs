@@ -233,7 +233,8 @@ fn list_rule(index: usize, item: &Node) -> Rule {
                 }
                 rule.action = Some(a);
                 rule.action_source = Some(f.clone());
-                rule.invalid_action = rule.invalid_action.take().filter(|_| false);
+                // A valid failureAction overrides an unknown `type`.
+                rule.invalid_action = None;
             }
             None => {
                 rule.invalid_action = Some((f.clone(), "warn, drop or fail"));

@@ -43,6 +43,15 @@ pub struct SourceFile {
     pub read_error: Option<String>,
 }
 
+impl SourceFile {
+    /// The first non-empty YAML document as a [`crate::Value`] (lhp.yaml,
+    /// templates, presets and substitutions hold one document).
+    pub fn first_document(&self) -> Option<crate::Value> {
+        let node = self.yaml.as_ref()?.documents.iter().find_map(|d| d.root.as_ref())?;
+        Some(crate::Value::from_node(node, self.id))
+    }
+}
+
 /// Text of open editor buffers, which win over the disk.
 pub type Overlay = HashMap<PathBuf, Arc<str>>;
 

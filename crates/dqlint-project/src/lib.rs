@@ -94,6 +94,11 @@ impl Project {
         &self.files[id.0 as usize]
     }
 
+    /// The project's `lhp.yaml`.
+    pub fn project_config(&self) -> Option<&SourceFile> {
+        self.files.iter().find(|f| f.kind == FileKind::ProjectConfig)
+    }
+
     pub fn file_by_path(&self, path: &Path) -> Option<&SourceFile> {
         self.files.iter().find(|f| f.path == path)
     }
@@ -156,14 +161,14 @@ impl Project {
             .filter_map(|id| {
                 let file = &loader.files[id.0 as usize];
                 let stem = Path::new(&file.rel).file_stem()?.to_string_lossy().into_owned();
-                let root_value = first_document(file)?;
+                let root_value = file.first_document()?;
                 Some((stem.clone(), Template::from_value(&stem, *id, &root_value)))
             })
             .collect();
         let mut presets: HashMap<String, Preset> = HashMap::new();
         for id in &preset_ids {
             let file = &loader.files[id.0 as usize];
-            if let Some(preset) = first_document(file).and_then(|v| Preset::from_value(*id, &v)) {
+            if let Some(preset) = file.first_document().and_then(|v| Preset::from_value(*id, &v)) {
                 presets.insert(preset.name.clone(), preset);
             }
         }
@@ -434,14 +439,9 @@ fn top_level_yaml(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn first_document(file: &SourceFile) -> Option<Value> {
-    let yaml = file.yaml.as_ref()?;
-    let node = yaml.documents.iter().find_map(|d| d.root.as_ref())?;
-    Some(Value::from_node(node, file.id))
-}
 
 fn include_patterns(project_file: &SourceFile) -> Option<globset::GlobSet> {
-    let root = first_document(project_file)?;
+    let root = project_file.first_document()?;
     let list = root.get("include")?.as_seq()?;
     let mut builder = globset::GlobSetBuilder::new();
     let mut any = false;
@@ -471,7 +471,7 @@ fn load_envs(files: &[SourceFile], ids: &[FileId], requested: &[String]) -> (Vec
     let mut missing = Vec::new();
     for name in names {
         match by_name.get(&name) {
-            Some(file) => envs.push(Env::from_file(&name, file.id, first_document(file).as_ref())),
+            Some(file) => envs.push(Env::from_file(&name, file.id, file.first_document().as_ref())),
             None => {
                 missing.push(name.clone());
                 envs.push(Env::without_file(&name));
@@ -518,7 +518,7 @@ fn preset_file_problems(files: &[SourceFile], ids: &[FileId]) -> Vec<Problem> {
     let mut out = Vec::new();
     for id in ids {
         let file = &files[id.0 as usize];
-        if let Some(root) = first_document(file) {
+        if let Some(root) = file.first_document() {
             if root.as_map().is_some() && root.get_str("name").is_none() {
                 out.push(Problem {
                     kind: ProblemKind::PresetProblem,

@@ -173,7 +173,7 @@ impl Env {
                 if !token.value.contains('{') {
                     continue;
                 }
-                let next = replace_tokens(&token.value, &snapshot).0;
+                let next = replace_tokens(&token.value, |name| snapshot.get(name).map(String::as_str)).0;
                 if next != token.value {
                     token.value = next;
                     changed = true;
@@ -194,14 +194,12 @@ impl Env {
         if !text.contains('{') {
             return Resolved { text: text.to_string(), unresolved: Vec::new(), has_secret: false };
         }
-        let values: HashMap<String, String> =
-            self.tokens.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect();
-        let (out, mut unresolved, has_secret) = replace_tokens(text, &values);
+        let value_of = |name: &str| self.tokens.get(name).map(|t| t.value.as_str());
+        let (out, mut unresolved, has_secret) = replace_tokens(text, value_of);
         // A token whose own value never finished expanding (a cycle in the
         // substitutions file) is as unresolved as an unknown one.
         for token in scan_tokens(text) {
-            let cyclic = values
-                .get(&token.name)
+            let cyclic = value_of(&token.name)
                 .is_some_and(|v| scan_tokens(v).iter().any(|t| t.syntax != TokenSyntax::Secret));
             if cyclic && token.syntax != TokenSyntax::Secret {
                 unresolved.push(token);
@@ -214,7 +212,7 @@ impl Env {
 /// Replaces known tokens; returns the text, the unknown tokens (with ranges
 /// in the input) and whether a secret was seen. Secrets become a
 /// placeholder without dots, as in LHP.
-fn replace_tokens(text: &str, values: &HashMap<String, String>) -> (String, Vec<TokenRef>, bool) {
+fn replace_tokens<'v>(text: &str, value_of: impl Fn(&str) -> Option<&'v str>) -> (String, Vec<TokenRef>, bool) {
     let mut out = String::with_capacity(text.len());
     let mut unresolved = Vec::new();
     let mut has_secret = false;
@@ -226,7 +224,7 @@ fn replace_tokens(text: &str, values: &HashMap<String, String>) -> (String, Vec<
                 has_secret = true;
                 out.push_str("__SECRET__");
             }
-            _ => match values.get(&token.name) {
+            _ => match value_of(&token.name) {
                 Some(value) => out.push_str(value),
                 None => {
                     out.push_str(&text[token.range.clone()]);

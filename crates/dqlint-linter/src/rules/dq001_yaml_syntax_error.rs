@@ -46,7 +46,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             out.push(Diagnostic::at(me, file.id, error.span.clone(), error.message.clone()));
         }
     }
-    if let Some(lhp) = ctx.project.files.iter().find(|f| f.kind == FileKind::ProjectConfig) {
+    if let Some(lhp) = ctx.project.project_config() {
         for (path, reason) in &ctx.project.walk_errors {
             out.push(Diagnostic::at(me, lhp.id, 0..0, format!("{}: {reason}", path.display())));
         }

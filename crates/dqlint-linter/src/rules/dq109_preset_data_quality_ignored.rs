@@ -30,7 +30,7 @@
 //!         delta.enableChangeDataFeed: "true"
 //! ```
 
-use dqlint_project::{FileKind, Value};
+use dqlint_project::FileKind;
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
@@ -39,8 +39,7 @@ use crate::registry::rule;
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ109");
     for file in ctx.project.files.iter().filter(|f| f.kind == FileKind::Preset) {
-        let Some(node) = file.yaml.as_ref().and_then(|y| y.documents.iter().find_map(|d| d.root.as_ref())) else { continue };
-        let root = Value::from_node(node, file.id);
+        let Some(root) = file.first_document() else { continue };
         let Some(defaults) = root.get("defaults") else { continue };
         let preset = root.get_str("name").unwrap_or("?").to_string();
         let users: Vec<_> = ctx

@@ -23,7 +23,7 @@ use crate::registry::rule;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ602");
-    let Some(lhp) = ctx.project.files.iter().find(|f| f.kind == FileKind::ProjectConfig) else { return };
+    let Some(lhp) = ctx.project.project_config() else { return };
     let existing: Vec<String> = ctx.project.files.iter()
         .filter(|f| f.kind == FileKind::Substitutions)
         .filter_map(|f| std::path::Path::new(&f.rel).file_stem().map(|s| s.to_string_lossy().into_owned()))

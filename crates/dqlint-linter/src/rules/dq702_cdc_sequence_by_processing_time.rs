@@ -27,7 +27,7 @@
 
 use std::collections::HashSet;
 
-use dqlint_project::{FileKind, Value};
+use dqlint_project::Value;
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
@@ -69,9 +69,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
 /// `lhp.yaml` whose expression reads the clock.
 fn processing_time_columns(ctx: &Context) -> HashSet<String> {
     let mut out: HashSet<String> = ["_processing_timestamp".to_string()].into();
-    let Some(file) = ctx.project.files.iter().find(|f| f.kind == FileKind::ProjectConfig) else { return out };
-    let Some(node) = file.yaml.as_ref().and_then(|y| y.documents.iter().find_map(|d| d.root.as_ref())) else { return out };
-    let root = Value::from_node(node, file.id);
+    let Some(root) = ctx.project.project_config().and_then(|f| f.first_document()) else { return out };
     if let Some(columns) = root.get("operational_metadata").and_then(|m| m.get("columns")).and_then(Value::as_map) {
         for column in columns {
             let expr = column.value.get_str("expression").unwrap_or("").to_ascii_lowercase();
