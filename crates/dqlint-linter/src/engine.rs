@@ -106,6 +106,8 @@ pub fn lint(project: &Project, selection: &Selection) -> Vec<Diagnostic> {
         (rule.check)(&ctx, &mut findings);
     }
     let mut merged = merge(findings.items);
+    let damage = crate::damage::Damage::of(project);
+    merged.retain(|d| !damage.hides(d));
     // Stable output: by file path, then position, then code.
     merged.sort_by(|a, b| {
         let key = |d: &Diagnostic| (project.file(d.primary.file).rel.clone(), d.primary.span.start, d.primary.span.end, d.rule.code, d.message.clone());

@@ -1,6 +1,7 @@
 //! dqlint's rules and diagnostics. Rules read the project model only; they
 //! never touch the disk.
 
+pub mod damage;
 pub mod ddl_catalog;
 pub mod diagnostic;
 pub mod engine;

@@ -583,3 +583,39 @@ fn symlink_loop_under_pipelines() {
     assert!(codes(&found).contains(&"DQ105"));
     lint_cli(dir.path());
 }
+
+/// A syntax error withholds the findings of the block it breaks (they would
+/// be follow-ons: the blanked `quarantine` line takes its `dlq_table` with
+/// it), but not those of the neighbouring action in the same document.
+#[test]
+fn syntax_error_hides_follow_on_findings_of_its_block_only() {
+    let flowgroup = "pipeline: bronze
+flowgroup: orders
+actions:
+  - name: orders_quarantine
+    type: transform
+    transform_type: data_quality
+    source: v_orders_raw
+    target: v_orders_checked
+    expectations_file: expectations/orders.yaml
+    mode: quarantine
+    quarantine
+      dlq_table: main.ops.dlq
+      source_table: main.bronze.orders
+  - name: orders_dq
+    type: transform
+    transform_type: data_quality
+    source: v_orders_checked
+    target: v_orders_validated
+    readMode: batch
+    expectations_file: expectations/orders.yaml
+";
+    let dir = project(&[
+        ("pipelines/bronze/orders.yaml", flowgroup.as_bytes()),
+        ("expectations/orders.yaml", EXPECTATIONS.as_bytes()),
+    ]);
+    let (project, found) = lint_dir(dir.path());
+    let found = in_file(&project, &found, "pipelines/bronze/orders.yaml");
+    let described: Vec<(&str, u32)> = found.iter().map(|d| (d.rule.code, line_of(&project, d))).collect();
+    assert_eq!(described, vec![("DQ001", 11), ("DQ105", 19)], "{found:#?}");
+}
