@@ -145,6 +145,7 @@ impl Diagnostic {
             Via::Preset { name, flowgroup, use_site } => {
                 (use_site, format!("set by preset `{name}`, applied to flowgroup `{flowgroup}` here"))
             }
+            Via::Blueprint { name, use_site } => (use_site, format!("from blueprint `{name}`, stamped by this instance")),
         };
         let related = Related { location: site.into(), message };
         if !self.related.contains(&related) {

@@ -15,6 +15,7 @@ pub enum FileKind {
     ProjectConfig,
     Flowgroup,
     Template,
+    Blueprint,
     Preset,
     Substitutions,
     PipelineConfig,

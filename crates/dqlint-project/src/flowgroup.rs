@@ -28,6 +28,8 @@ pub enum ProblemKind {
     TemplateParameterMissing,
     /// A preset that does not exist or an `extends` cycle.
     PresetProblem,
+    /// An unknown blueprint, or a missing or unknown blueprint parameter.
+    BlueprintProblem,
 }
 
 #[derive(Clone, Debug)]

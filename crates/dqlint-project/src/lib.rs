@@ -1,6 +1,7 @@
 //! The LHP project model: what `lhp validate` / `lhp generate` would see,
 //! with every value keeping its [`Origin`].
 
+pub mod blueprints;
 pub mod expectations;
 pub mod files;
 pub mod flowgroup;
@@ -17,6 +18,7 @@ pub use expectations::{ExpectationSet, Rule, RuleAction, Shape};
 pub use files::{FileKind, Overlay, SourceFile};
 pub use flowgroup::{Action, Flowgroup, Problem, ProblemKind};
 pub use substitution::{Env, Resolved, TokenRef, TokenSyntax};
+pub use blueprints::Blueprint;
 pub use templates::{Preset, Template};
 pub use value::{Entry, FileId, Origin, Value, ValueKind, Via};
 
@@ -142,6 +144,10 @@ impl Project {
             .into_iter()
             .map(|p| loader.add(p, FileKind::Template))
             .collect();
+        let blueprint_ids: Vec<FileId> = blueprint_paths(&root, &blueprint_patterns(&loader.files[project_file.0 as usize]), &mut loader)
+            .into_iter()
+            .map(|p| loader.add(p, FileKind::Blueprint))
+            .collect();
         let preset_ids: Vec<FileId> = top_level_yaml(&root.join("presets"))
             .into_iter()
             .map(|p| loader.add(p, FileKind::Preset))
@@ -173,6 +179,14 @@ impl Project {
             }
         }
 
+        let mut blueprints: HashMap<String, Blueprint> = HashMap::new();
+        for id in &blueprint_ids {
+            let file = &loader.files[id.0 as usize];
+            if let Some(blueprint) = file.first_document().and_then(|v| Blueprint::from_value(*id, &v)) {
+                blueprints.entry(blueprint.name.clone()).or_insert(blueprint);
+            }
+        }
+
         let (envs, missing_envs) = load_envs(&loader.files, &substitution_ids, &options.envs);
 
         let library = flowgroup::Library { templates: &templates, presets: &presets };
@@ -189,8 +203,20 @@ impl Project {
                     .filter_map(|d| d.root.as_ref())
                     .filter(|n| !n.is_null())
                     .map(|n| Value::from_node(n, *id))
-                    .filter(|v| v.get("use_blueprint").is_none())
-                    .flat_map(|v| flowgroup::split_document(v, &mut doc_problems))
+                    .flat_map(|v| {
+                        if v.get("use_blueprint").is_some() {
+                            blueprints::expand(&v, &blueprints, &mut doc_problems)
+                        } else if blueprints::looks_like_blueprint(&v) {
+                            doc_problems.push(Problem {
+                                kind: ProblemKind::Structure,
+                                message: "this is a blueprint definition: LHP expects blueprints under `blueprints/` and rejects them under `pipelines/` (LHP-CFG-040)".into(),
+                                origin: v.origin.at_start(),
+                            });
+                            Vec::new()
+                        } else {
+                            flowgroup::split_document(v, &mut doc_problems)
+                        }
+                    })
                     .collect();
                 let readable = file.read_error.is_none() && file.yaml.as_ref().is_some_and(|y| y.errors.is_empty());
                 let blueprint_instance = file.yaml.iter().flat_map(|y| y.documents.iter()).any(|d| {
@@ -426,6 +452,51 @@ impl Loader<'_> {
         }
         out
     }
+}
+
+/// `blueprint_include` globs of lhp.yaml (relative to the project root).
+fn blueprint_patterns(project_file: &SourceFile) -> Vec<String> {
+    project_file
+        .first_document()
+        .and_then(|doc| {
+            doc.get("blueprint_include")
+                .and_then(Value::as_seq)
+                .map(|items| items.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        })
+        .unwrap_or_default()
+}
+
+/// Blueprint definitions: files matching the `blueprint_include` globs, by
+/// default every YAML file under `blueprints/`.
+fn blueprint_paths(root: &Path, patterns: &[String], loader: &mut Loader) -> Vec<PathBuf> {
+    if patterns.is_empty() {
+        return loader.walk(&root.join("blueprints"), true);
+    }
+    let mut builder = globset::GlobSetBuilder::new();
+    let mut bases: Vec<PathBuf> = Vec::new();
+    for pattern in patterns {
+        let Ok(glob) = globset::Glob::new(pattern) else { continue };
+        builder.add(glob);
+        // Walk only the literal folder the pattern starts with.
+        let base: PathBuf = Path::new(pattern)
+            .components()
+            .take_while(|c| !c.as_os_str().to_string_lossy().contains(['*', '?', '[', '{']))
+            .collect();
+        let base = if base.extension().is_some() { base.parent().map(Path::to_path_buf).unwrap_or_default() } else { base };
+        if !bases.iter().any(|b| base.starts_with(b)) {
+            bases.push(base);
+        }
+    }
+    let Ok(set) = builder.build() else { return Vec::new() };
+    let mut out: Vec<PathBuf> = Vec::new();
+    for base in bases {
+        for path in loader.walk(&root.join(base), true) {
+            if set.is_match(files::relative_path(root, &path)) && !out.contains(&path) {
+                out.push(path);
+            }
+        }
+    }
+    out
 }
 
 fn top_level_yaml(dir: &Path) -> Vec<PathBuf> {

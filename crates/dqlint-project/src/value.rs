@@ -27,6 +27,9 @@ pub enum Via {
     /// A value set by preset `name`, applied by the flowgroup at `use_site`
     /// (the entry in its `presets:` list, or the template's).
     Preset { name: String, flowgroup: String, use_site: Origin },
+    /// A spec of blueprint `name`, stamped by the instance at `use_site`
+    /// (its `use_blueprint` value).
+    Blueprint { name: String, use_site: Origin },
 }
 
 impl Origin {

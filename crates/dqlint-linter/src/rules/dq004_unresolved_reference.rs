@@ -2,11 +2,13 @@
 //! Reports a reference LHP cannot resolve while building a flowgroup: a
 //! `use_template` naming no `templates/<name>.yaml`, a required template
 //! parameter left out of `template_parameters`, a preset that no
-//! `presets/*.yaml` names, a cycle in preset `extends`, and a preset file
-//! without `name:`.
+//! `presets/*.yaml` names, a cycle in preset `extends`, a preset file
+//! without `name:`, and a `use_blueprint` naming no blueprint or giving it a
+//! missing or unknown parameter.
 //!
 //! ## Why is this bad?
-//! LHP stops on these (LHP-CFG-027, LHP-CFG-012, LHP-ACT-001, LHP-DEP-022),
+//! LHP stops on these (LHP-CFG-027, LHP-CFG-012, LHP-ACT-001, LHP-DEP-022,
+//! LHP-VAL-041..043),
 //! one at a time; and every action the template or preset should have
 //! contributed is missing from what dqlint (and LHP) can check.
 //!
@@ -34,8 +36,12 @@ use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
 
-const KINDS: [ProblemKind; 3] =
-    [ProblemKind::TemplateNotFound, ProblemKind::TemplateParameterMissing, ProblemKind::PresetProblem];
+const KINDS: [ProblemKind; 4] = [
+    ProblemKind::TemplateNotFound,
+    ProblemKind::TemplateParameterMissing,
+    ProblemKind::PresetProblem,
+    ProblemKind::BlueprintProblem,
+];
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ004");

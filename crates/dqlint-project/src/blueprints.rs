@@ -1,0 +1,180 @@
+//! Blueprints: flowgroup specs stamped once per instance.
+//!
+//! A blueprint under `blueprints/` declares `parameters` and a list of
+//! `flowgroups` specs. An instance file under `pipelines/` says
+//! `use_blueprint: <name>` with `parameters:`; LHP replaces each `%{param}`
+//! of every spec with the instance's value, then treats the stamped specs as
+//! ordinary flowgroups (templates, presets and all). The stamped values keep
+//! their origin in the blueprint's text, and say which instance stamped them.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::flowgroup::{scan_variables, Problem, ProblemKind};
+use crate::value::{FileId, Origin, Value, ValueKind, Via};
+
+#[derive(Clone, Debug)]
+pub struct Blueprint {
+    pub name: String,
+    pub file: FileId,
+    pub parameters: Vec<Parameter>,
+    /// The `flowgroups` specs, unstamped.
+    pub specs: Vec<Value>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Parameter {
+    pub name: String,
+    pub required: bool,
+    pub default: Option<String>,
+}
+
+impl Blueprint {
+    /// A blueprint document: `name` and a `flowgroups` list; `None` for
+    /// anything else (LHP rejects it; we only need the usable ones).
+    pub fn from_value(file: FileId, root: &Value) -> Option<Blueprint> {
+        let name = root.get_str("name")?.to_string();
+        let specs = root.get("flowgroups")?.as_seq()?.to_vec();
+        let parameters = root
+            .get("parameters")
+            .and_then(Value::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|p| {
+                Some(Parameter {
+                    name: p.get_str("name")?.to_string(),
+                    required: p.get("required").is_some_and(|r| matches!(&r.kind, ValueKind::Bool(true))),
+                    default: p.get("default").filter(|d| !d.is_null()).map(Value::python_str),
+                })
+            })
+            .collect();
+        Some(Blueprint { name, file, parameters, specs })
+    }
+}
+
+/// Whether a document under `pipelines/` is a blueprint definition put in
+/// the wrong place (LHP-CFG-040): `parameters` and `flowgroups`, no `actions`.
+pub fn looks_like_blueprint(doc: &Value) -> bool {
+    doc.get("parameters").is_some() && doc.get("flowgroups").is_some() && doc.get("actions").is_none()
+}
+
+/// The flowgroup documents an instance stamps out of its blueprint, or none
+/// (with the problems saying why).
+pub fn expand(instance: &Value, blueprints: &HashMap<String, Blueprint>, problems: &mut Vec<Problem>) -> Vec<Value> {
+    let Some(use_value) = instance.get("use_blueprint") else { return Vec::new() };
+    let Some(name) = use_value.as_str().filter(|n| !n.trim().is_empty()) else {
+        problems.push(Problem {
+            kind: ProblemKind::Structure,
+            message: "`use_blueprint` must name one blueprint (LHP-CFG-054)".into(),
+            origin: use_value.origin.clone(),
+        });
+        return Vec::new();
+    };
+    let Some(blueprint) = blueprints.get(name) else {
+        let mut known: Vec<&str> = blueprints.keys().map(String::as_str).collect();
+        known.sort();
+        let hint = match known.as_slice() {
+            [] => "the project has no blueprint under `blueprints/`".to_string(),
+            names => format!("known blueprints: {}", names.join(", ")),
+        };
+        problems.push(Problem {
+            kind: ProblemKind::BlueprintProblem,
+            message: format!("blueprint `{name}` not found ({hint}) (LHP-VAL-041)"),
+            origin: use_value.origin.clone(),
+        });
+        return Vec::new();
+    };
+
+    let given = instance.get("parameters").and_then(Value::as_map).unwrap_or_default();
+    let mut values: HashMap<String, String> = HashMap::new();
+    for entry in given {
+        if blueprint.parameters.iter().any(|p| p.name == entry.key) {
+            values.insert(entry.key.clone(), entry.value.python_str());
+        } else {
+            problems.push(Problem {
+                kind: ProblemKind::BlueprintProblem,
+                message: format!("blueprint `{name}` has no parameter `{}` (LHP-VAL-043)", entry.key),
+                origin: entry.key_origin.clone(),
+            });
+        }
+    }
+    let mut complete = true;
+    for parameter in &blueprint.parameters {
+        if values.contains_key(&parameter.name) {
+            continue;
+        }
+        match &parameter.default {
+            Some(default) => {
+                values.insert(parameter.name.clone(), default.clone());
+            }
+            None if parameter.required => {
+                complete = false;
+                problems.push(Problem {
+                    kind: ProblemKind::BlueprintProblem,
+                    message: format!("blueprint `{name}` needs parameter `{}` (LHP-VAL-042)", parameter.name),
+                    origin: use_value.origin.clone(),
+                });
+            }
+            None => {}
+        }
+    }
+    if !complete {
+        // LHP stops at the missing parameter; half-stamped specs would only
+        // add follow-on findings.
+        return Vec::new();
+    }
+
+    let via = Arc::new(Via::Blueprint { name: name.to_string(), use_site: use_value.origin.clone() });
+    blueprint
+        .specs
+        .iter()
+        .map(|spec| {
+            let mut stamped = spec.clone();
+            let mut leftover = Vec::new();
+            stamp(&mut stamped, &values, &mut leftover);
+            // `%{x}` the blueprint does not declare is an error unless the
+            // spec's own `variables:` defines it.
+            let local = stamped.get("variables").and_then(Value::as_map).unwrap_or_default();
+            for (variable, origin) in leftover {
+                if !local.iter().any(|e| e.key == variable) {
+                    problems.push(Problem {
+                        kind: ProblemKind::UndefinedVariable,
+                        message: format!(
+                            "`%{{{variable}}}` is not a parameter of blueprint `{name}` and stays unresolved (LHP-VAL-055)"
+                        ),
+                        origin,
+                    });
+                }
+            }
+            stamped.set_via(&via);
+            stamped
+        })
+        .collect()
+}
+
+/// Replaces the parameters in every string of `value`; collects the
+/// `%{name}` references left over.
+fn stamp(value: &mut Value, parameters: &HashMap<String, String>, leftover: &mut Vec<(String, Origin)>) {
+    match &mut value.kind {
+        ValueKind::Str(text) if text.contains("%{") => {
+            let mut out = String::with_capacity(text.len());
+            let mut last = 0;
+            for (variable, range) in scan_variables(text) {
+                out.push_str(&text[last..range.start]);
+                match parameters.get(&variable) {
+                    Some(replacement) => out.push_str(replacement),
+                    None => {
+                        out.push_str(&text[range.clone()]);
+                        leftover.push((variable, value.origin.clone()));
+                    }
+                }
+                last = range.end;
+            }
+            out.push_str(&text[last..]);
+            *text = out;
+        }
+        ValueKind::Map(entries) => entries.iter_mut().for_each(|e| stamp(&mut e.value, parameters, leftover)),
+        ValueKind::Seq(items) => items.iter_mut().for_each(|v| stamp(v, parameters, leftover)),
+        _ => {}
+    }
+}
