@@ -239,8 +239,12 @@ fn parse_document(
         // Blank the line and the lines nested under it (they cannot belong
         // anywhere now), keeping offsets, and try again.
         let blanked = line.start..nested_block_end(&source, line);
-        let blank: String =
-            source[blanked.clone()].chars().map(|c| if c == '\n' { c } else { ' ' }).collect();
+        // One space per byte, so every offset after the blank stays valid
+        // in the original text (a multi-byte character becomes several).
+        let blank: String = source[blanked.clone()]
+            .chars()
+            .map(|c| if c == '\n' { "\n".to_string() } else { " ".repeat(c.len_utf8()) })
+            .collect();
         source.replace_range(blanked, &blank);
         match parser.parse(&source, None) {
             Some(t) => tree = t,
