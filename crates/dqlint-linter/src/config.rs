@@ -233,6 +233,23 @@ impl Config {
         Ok(config)
     }
 
+    /// What to load: `--env` values win over `envs`; `ddl` picks the
+    /// `.sql` files.
+    pub fn load_options(&self, cli_envs: &[String]) -> dqlint_project::LoadOptions {
+        let envs = if cli_envs.is_empty() { self.envs.clone().unwrap_or_default() } else { cli_envs.to_vec() };
+        let ddl = self.ddl.as_ref().map(|patterns| {
+            let mut builder = GlobSetBuilder::new();
+            for p in patterns {
+                // Validated by `parse`.
+                if let Ok(glob) = compile_glob(p) {
+                    builder.add(glob);
+                }
+            }
+            builder.build().unwrap_or_else(|_| GlobSet::empty())
+        });
+        dqlint_project::LoadOptions { envs, ddl, ..Default::default() }
+    }
+
     /// The severity configured for `rule` in the file `rel`, if any: the
     /// most specific selector wins; overrides beat the top level, later
     /// overrides beat earlier ones.
