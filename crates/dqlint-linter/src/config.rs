@@ -385,9 +385,10 @@ struct RawOverride {
 /// The configuration and the command line together: which rule reports in
 /// which file, at which severity.
 ///
-/// Command-line flags win: `--select` replaces the configuration's `select`
-/// and also limits what `[[overrides]]` turn on; `--ignore` is added to
-/// every ignore.
+/// Command-line flags win, as in ruff: `--select` starts the selection
+/// afresh (the configuration's top-level `select` and `ignore` give way;
+/// `[[overrides]]` still turn rules off in their files, and turn on only
+/// what `--select` allows); `--ignore` is added to every ignore.
 pub struct Policy<'a> {
     pub config: &'a Config,
     pub cli: &'a crate::engine::Selection,
@@ -403,8 +404,12 @@ impl Policy<'_> {
     }
 
     fn top_level(&self, rule: &RuleMeta) -> bool {
-        let select = if self.cli.select.is_empty() { self.config.select.as_deref() } else { Some(&self.cli.select[..]) };
-        select.is_none_or(|s| Policy::any(s, rule)) && !Policy::any(&self.config.ignore, rule)
+        if !self.cli.select.is_empty() {
+            // A new selection from scratch, as in ruff: the configuration's
+            // `select` and `ignore` both give way.
+            return Policy::any(&self.cli.select, rule);
+        }
+        self.config.select.as_ref().is_none_or(|s| Policy::any(s, rule)) && !Policy::any(&self.config.ignore, rule)
     }
 
     /// Whether the rule reports in some file (so it has to run).
@@ -498,9 +503,11 @@ mod tests {
         assert!(!policy.enabled(rule("DQ404"), "legacy/a.sql"));
         assert!(policy.may_run(rule("DQ105")) && !policy.may_run(rule("DQ207")));
 
-        let cli = Selection { select: vec!["DQ207".into()], ignore: vec![] };
+        let cli = Selection { select: vec!["DQ207".into(), "DQ402".into(), "DQ404".into()], ignore: vec![] };
         let policy = Policy { config: &config, cli: &cli };
         assert!(policy.enabled(rule("DQ207"), "expectations/a.yaml"));
+        assert!(policy.enabled(rule("DQ402"), "pipelines/a.yaml"), "--select wins over the configuration's ignore");
+        assert!(!policy.enabled(rule("DQ404"), "legacy/a.sql"), "overrides still turn rules off");
         assert!(!policy.enabled(rule("DQ105"), "legacy/a.yaml"), "--select limits the overrides too");
         let cli = Selection { select: vec![], ignore: vec!["DQ4".into()] };
         let policy = Policy { config: &config, cli: &cli };

@@ -60,8 +60,9 @@ struct LintArgs {
     #[arg(long)]
     quiet: bool,
     /// Configuration file to use instead of the project's dqlint.toml.
-    /// Command-line flags win over it: --select replaces its `select`,
-    /// --ignore adds to its `ignore`, --env replaces its `envs`.
+    /// Command-line flags win over it: --select starts the selection afresh
+    /// (its top-level `select` and `ignore` give way; overrides still turn
+    /// rules off), --ignore adds to every `ignore`, --env replaces `envs`.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 }
