@@ -21,9 +21,10 @@ use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use dqlint_project::{FileId, FileKind, Project, SourceFile};
+use dqlint_yaml::LineIndex;
 
 use crate::config::{is_known_selector, selector_matches, Config, Policy};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Edit};
 use crate::registry::{rule, RuleMeta};
 use crate::rules::dq009_unused_suppression::{self, Usage};
 
@@ -105,23 +106,25 @@ pub fn directives(file: &SourceFile) -> Vec<Directive> {
     if file.read_error.is_some() || !file.text.contains("dqlint:") {
         return Vec::new();
     }
-    let text: &str = &file.text;
-    let comments = comments(file);
+    directives_in(file.id, &file.text, &file.lines, comments(file))
+}
+
+fn directives_in(id: FileId, text: &str, lines: &LineIndex, comments: Vec<Range<usize>>) -> Vec<Directive> {
     let own_line = |c: &Range<usize>| {
-        let line = file.lines.line_of(c.start);
-        text[file.lines.line_start(line)..c.start].trim().is_empty()
+        let line = lines.line_of(c.start);
+        text[lines.line_start(line)..c.start].trim().is_empty()
     };
     let comment_only_lines: HashSet<usize> =
-        comments.iter().filter(|c| own_line(c)).map(|c| file.lines.line_of(c.start)).collect();
+        comments.iter().filter(|c| own_line(c)).map(|c| lines.line_of(c.start)).collect();
     // Lines before the first line holding anything but blanks and comments.
-    let leading = (0..file.lines.line_count())
-        .find(|&l| !comment_only_lines.contains(&l) && !text[file.lines.line_range(text, l)].trim().is_empty())
-        .unwrap_or(file.lines.line_count());
+    let leading = (0..lines.line_count())
+        .find(|&l| !comment_only_lines.contains(&l) && !text[lines.line_range(text, l)].trim().is_empty())
+        .unwrap_or(lines.line_count());
 
     let mut out = Vec::new();
     for comment in comments {
-        let Some(mut d) = parse(file.id, text, comment.clone()) else { continue };
-        let line = file.lines.line_of(comment.start);
+        let Some(mut d) = parse(id, text, comment.clone()) else { continue };
+        let line = lines.line_of(comment.start);
         let alone = own_line(&comment);
         match d.scope {
             Scope::File => {
@@ -131,7 +134,7 @@ pub fn directives(file: &SourceFile) -> Vec<Directive> {
             }
             Scope::Line(_) => {
                 let target = if alone {
-                    (line + 1..file.lines.line_count()).find(|l| !comment_only_lines.contains(l)).unwrap_or(line + 1)
+                    (line + 1..lines.line_count()).find(|l| !comment_only_lines.contains(l)).unwrap_or(line + 1)
                 } else {
                     line
                 };
@@ -267,6 +270,56 @@ mod tests {
         assert!(parsed("# checked by dqlint: see the README").is_none());
         assert!(parsed("# no directive").is_none());
     }
+}
+
+/// The edit that makes a directive cover `rule` for the finding starting
+/// at `offset`: the code added to a directive already on that line, else
+/// `# dqlint: ignore[CODE]` (`--` in SQL) at the end of the line, else on
+/// its own line above with the same indentation. Each candidate is checked
+/// by reading the edited text back (inside a YAML block scalar a `#` is
+/// text, not a comment): `None` when no placement works, and for JSON.
+pub fn suppress_edit(file: &SourceFile, rule: &RuleMeta, offset: usize) -> Option<Edit> {
+    let is_sql = file.kind == FileKind::Sql;
+    if file.read_error.is_some() || (!is_sql && file.yaml.is_none()) || file.path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+        return None;
+    }
+    let text: &str = &file.text;
+    let line = file.lines.line_of(offset);
+    let range = file.lines.line_range(text, line);
+    let marker = if is_sql { "--" } else { "#" };
+    let code = rule.code;
+    let mut candidates = Vec::new();
+    if let Some(d) = directives(file).into_iter().find(|d| {
+        d.problem.is_none() && d.scope == Scope::Line(line) && file.lines.line_of(d.comment.start) == line
+    }) {
+        if let Some(list) = d.list.clone() {
+            let sep = if text[list.clone()].trim().is_empty() { "" } else { ", " };
+            candidates.push((Edit { file: file.id, span: list.end..list.end, new_text: format!("{sep}{code}") }, line));
+        }
+    }
+    let end = text[..range.end].trim_end_matches([' ', '\t']).len().max(range.start);
+    candidates.push((Edit { file: file.id, span: end..range.end, new_text: format!("  {marker} dqlint: ignore[{code}]") }, line));
+    let indent: String = text[range.clone()].chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+    candidates.push((Edit { file: file.id, span: range.start..range.start, new_text: format!("{indent}{marker} dqlint: ignore[{code}]\n") }, line + 1));
+    candidates.into_iter().find_map(|(edit, target)| {
+        let mut edited = text.to_string();
+        edited.replace_range(edit.span.clone(), &edit.new_text);
+        let lines = LineIndex::new(&edited);
+        let comments = if is_sql {
+            dqlint_sql::line_comments(&edited)
+        } else {
+            let parsed = dqlint_yaml::parse(&edited);
+            let before = file.yaml.as_ref().map_or(0, |y| y.errors.len());
+            if parsed.errors.len() > before {
+                return None;
+            }
+            parsed.comments
+        };
+        let works = directives_in(file.id, &edited, &lines, comments)
+            .iter()
+            .any(|d| d.problem.is_none() && d.scope == Scope::Line(target) && d.entries.iter().any(|e| e.covers(rule)));
+        works.then_some(edit)
+    })
 }
 
 /// Drops the findings that a directive covers, then reports the

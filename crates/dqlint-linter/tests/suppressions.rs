@@ -284,3 +284,49 @@ fn ddl_globs_choose_the_sql_files() {
     let (project, found) = run(dir.path(), &config, &Selection::default(), &[]);
     assert!(describe(&project, &found).iter().any(|f| f.ends_with("DQ402")), "without the DDL file, the DLQ has no DDL");
 }
+
+/// The edit "suppress on this line" makes, applied; `None` when none is
+/// offered.
+fn suppressed_text(dir: &Path, code: &str) -> Option<(String, Vec<String>)> {
+    let (project, found) = run(dir, &Config::default(), &Selection::default(), &[]);
+    let d = found.iter().find(|d| d.rule.code == code).expect("the finding to suppress");
+    let file = project.file(d.primary.file);
+    let edit = dqlint_linter::suppression::suppress_edit(file, d.rule, d.primary.span.start)?;
+    let mut text = file.text.to_string();
+    text.replace_range(edit.span.clone(), &edit.new_text);
+    std::fs::write(&file.path, &text).unwrap();
+    Some((text, findings(dir)))
+}
+
+#[test]
+fn suppress_on_this_line_appends_a_comment_and_hides_the_finding() {
+    let dir = project(WARN_RULE, &[]);
+    let (text, after) = suppressed_text(dir.path(), "DQ207").unwrap();
+    assert_eq!(text, "amount >= 0:\n  action: warn  # dqlint: ignore[DQ207]\n  name: non_negative_amount\n");
+    assert_eq!(after, Vec::<String>::new());
+
+    let dir = project(WARN_RULE, &[("sql/fix.sql", &format!("{UNSCOPED_UPDATE};\n"))]);
+    let (text, after) = suppressed_text(dir.path(), "DQ409").unwrap();
+    assert_eq!(text, format!("{UNSCOPED_UPDATE};  -- dqlint: ignore[DQ409]\n"));
+    assert!(!after.iter().any(|f| f.starts_with("sql/")), "{after:?}");
+}
+
+#[test]
+fn suppress_on_this_line_extends_a_directive_already_there() {
+    let dir = project("amount >= 0:\n  action: warn  # dqlint: ignore[DQ303] reason\n  name: n\n", &[]);
+    let (text, after) = suppressed_text(dir.path(), "DQ207").unwrap();
+    assert_eq!(text, "amount >= 0:\n  action: warn  # dqlint: ignore[DQ303, DQ207] reason\n  name: n\n");
+    assert_eq!(after, ["expectations/orders.yaml:2 DQ009"], "DQ303 was unused before and still is");
+}
+
+#[test]
+fn suppress_on_this_line_is_not_offered_where_a_comment_cannot_go() {
+    // Inside a block scalar `#` is text: neither placement would be a comment.
+    let block = project("- name: recent\n  constraint: |\n    created_at <= current_timestamp()\n  type: expect_or_drop\n", &[]);
+    assert!(findings(block.path()).contains(&"expectations/orders.yaml:3 DQ303".to_string()));
+    assert_eq!(suppressed_text(block.path(), "DQ303"), None);
+    let json = r#"[{"name": "n", "constraint": "amount >= 0", "type": "expect"}]"#;
+    let flowgroup = FLOWGROUP.replace("expectations/orders.yaml", "expectations/orders.json");
+    let dir = project(WARN_RULE, &[("expectations/orders.json", json), ("pipelines/bronze/orders.yaml", &flowgroup)]);
+    assert_eq!(suppressed_text(dir.path(), "DQ207"), None);
+}

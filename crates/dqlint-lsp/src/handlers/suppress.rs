@@ -1,0 +1,56 @@
+//! "Suppress DQxxx on this line": a quick fix per finding under the cursor
+//! that writes a `dqlint: ignore[...]` comment (YAML and SQL files; JSON
+//! has no comments). Where the comment goes is decided, and checked, by
+//! [`dqlint_linter::suppression::suppress_edit`].
+
+use std::collections::{HashMap, HashSet};
+
+use dqlint_linter::suppression::{suppress_edit, UNUSED_SUPPRESSION};
+use dqlint_linter::Diagnostic as Finding;
+use dqlint_project::SourceFile;
+use tower_lsp_server::ls_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, WorkspaceEdit};
+
+use crate::convert::{self, UriMap};
+use crate::workspace::Snapshot;
+
+/// A sub-kind of `quickfix`: clients asking for quick fixes get it, and
+/// can tell it from the fixes that repair the configuration.
+pub const SUPPRESS: &str = "quickfix.dqlint.suppress";
+
+pub fn actions(
+    snapshot: &Snapshot,
+    uris: &UriMap,
+    file: &SourceFile,
+    findings: &[&Finding],
+    range: &Range,
+    overlaps: impl Fn(&Range, &Range) -> bool,
+) -> Vec<CodeActionOrCommand> {
+    let Some(uri) = uris.uri(&file.path) else { return Vec::new() };
+    let mut offered: HashSet<(&str, usize)> = HashSet::new();
+    let mut out = Vec::new();
+    for finding in findings {
+        // DQ009 has its own fix: removing the directive.
+        if finding.rule.code == UNUSED_SUPPRESSION {
+            continue;
+        }
+        let diagnostic = convert::diagnostic(&snapshot.project, uris, &snapshot.settings, finding);
+        if !overlaps(&diagnostic.range, range) {
+            continue;
+        }
+        let line = file.lines.line_of(finding.primary.span.start);
+        if !offered.insert((finding.rule.code, line)) {
+            continue;
+        }
+        let Some(edit) = suppress_edit(file, finding.rule, finding.primary.span.start) else { continue };
+        let text_edit = TextEdit { range: convert::range(file, &edit.span), new_text: edit.new_text };
+        out.push(CodeActionOrCommand::CodeAction(CodeAction {
+            title: format!("Suppress {} on this line", finding.rule.code),
+            kind: Some(CodeActionKind::new(SUPPRESS)),
+            diagnostics: Some(vec![diagnostic]),
+            edit: Some(WorkspaceEdit { changes: Some(HashMap::from([(uri.clone(), vec![text_edit])])), ..WorkspaceEdit::default() }),
+            is_preferred: Some(false),
+            ..CodeAction::default()
+        }));
+    }
+    out
+}
