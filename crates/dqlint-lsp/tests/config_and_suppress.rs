@@ -162,3 +162,25 @@ async fn the_config_path_setting_replaces_the_project_file() {
     assert_eq!(diagnostic(&published, "DQ603")["severity"], 3);
     assert!(client.shutdown_and_exit().await);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hover_on_a_suppressed_code_shows_the_rule() {
+    let project = orders_project();
+    let flowgroup = project.path(FLOWGROUP_PATH);
+    let text = std::fs::read_to_string(&flowgroup).unwrap().replace("readMode: batch", "readMode: batch  # dqlint: ignore[DQ105, DQ6, DQ009]");
+    std::fs::write(&flowgroup, text).unwrap();
+    let uri = project.uri(FLOWGROUP_PATH);
+    let mut client = TestClient::start();
+    client.initialize(&project.root, OPTIONS()).await;
+    let at = |character: u32| json!({ "textDocument": { "uri": uri }, "position": { "line": 19, "character": character } });
+    // `    readMode: batch  # dqlint: ignore[DQ105, DQ6, DQ009]`: `DQ105` at 38..43
+    // (DQ009 keeps the unused `DQ6` from being reported over the hover).
+    let hover = client.request("textDocument/hover", at(40)).await;
+    assert_eq!(hover["range"], range((19, 38), (19, 43)));
+    let value = hover["contents"]["value"].as_str().unwrap();
+    assert!(value.starts_with("### DQ105 non-stream-read-mode"), "{value}");
+    let prefix = client.request("textDocument/hover", at(46)).await;
+    let value = prefix["contents"]["value"].as_str().unwrap();
+    assert!(value.starts_with("`DQ6` covers 5 rules") && value.contains("DQ601"), "{value}");
+    assert!(client.shutdown_and_exit().await);
+}

@@ -1,14 +1,20 @@
-//! "Suppress DQxxx on this line": a quick fix per finding under the cursor
-//! that writes a `dqlint: ignore[...]` comment (YAML and SQL files; JSON
-//! has no comments). Where the comment goes is decided, and checked, by
-//! [`dqlint_linter::suppression::suppress_edit`].
+//! Suppression comments in the editor: "Suppress DQxxx on this line", a
+//! quick fix per finding under the cursor that writes a `dqlint:
+//! ignore[...]` comment (YAML and SQL files; JSON has no comments; where
+//! the comment goes is decided, and checked, by
+//! [`dqlint_linter::suppression::suppress_edit`]), and hover on a code in
+//! such a comment.
 
 use std::collections::{HashMap, HashSet};
 
 use dqlint_linter::suppression::{suppress_edit, UNUSED_SUPPRESSION};
 use dqlint_linter::Diagnostic as Finding;
 use dqlint_project::SourceFile;
-use tower_lsp_server::ls_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, WorkspaceEdit};
+use dqlint_linter::RULES;
+use tower_lsp_server::ls_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, Hover, HoverContents, MarkupContent, MarkupKind, Range, TextEdit,
+    WorkspaceEdit,
+};
 
 use crate::convert::{self, UriMap};
 use crate::workspace::Snapshot;
@@ -53,4 +59,29 @@ pub fn actions(
         }));
     }
     out
+}
+
+/// Hover on a code in a suppression comment: the rule's documentation (for
+/// a prefix, the rules it covers).
+pub fn hover(file: &SourceFile, offset: usize) -> Option<Hover> {
+    let directive = dqlint_linter::suppression::directives(file)
+        .into_iter()
+        .find(|d| d.span.start <= offset && offset <= d.span.end)?;
+    let entry = directive.entries.iter().find(|e| e.span.start <= offset && offset <= e.span.end)?;
+    let rules: Vec<_> = RULES.iter().filter(|r| entry.covers(r)).collect();
+    let value = match rules.as_slice() {
+        [] => format!("`{}` is not a dqlint rule code, prefix or name.", entry.text),
+        [rule] => format!("### {} {}\n\nDefault severity: {}\n\n{}", rule.code, rule.name, rule.severity.as_str(), rule.doc().replace("\n## ", "\n#### ")),
+        many => {
+            let mut out = format!("`{}` covers {} rules:\n\n", entry.text, many.len());
+            for rule in many {
+                out.push_str(&format!("- **{}** `{}`: {}\n", rule.code, rule.name, rule.summary()));
+            }
+            out
+        }
+    };
+    Some(Hover {
+        contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value }),
+        range: Some(convert::range(file, &entry.span)),
+    })
 }
