@@ -116,9 +116,13 @@ fn directives_in(id: FileId, text: &str, lines: &LineIndex, comments: Vec<Range<
     };
     let comment_only_lines: HashSet<usize> =
         comments.iter().filter(|c| own_line(c)).map(|c| lines.line_of(c.start)).collect();
-    // Lines before the first line holding anything but blanks and comments.
+    // Lines before the first line holding anything but blanks, comments
+    // and a YAML document start (`---`).
     let leading = (0..lines.line_count())
-        .find(|&l| !comment_only_lines.contains(&l) && !text[lines.line_range(text, l)].trim().is_empty())
+        .find(|&l| {
+            let content = text[lines.line_range(text, l)].trim();
+            !comment_only_lines.contains(&l) && !content.is_empty() && content != "---"
+        })
         .unwrap_or(lines.line_count());
 
     let mut out = Vec::new();

@@ -144,6 +144,8 @@ fn a_directive_elsewhere_does_not_suppress_and_is_reported() {
 fn ignore_file_works_only_in_leading_comments() {
     let leading = project("# Rules of the orders feed.\n\n# dqlint: ignore-file[DQ207]\namount >= 0:\n  action: warn\n  name: n\n", &[]);
     assert_eq!(findings(leading.path()), Vec::<String>::new());
+    let after_document_start = project("---\n# dqlint: ignore-file[DQ207]\namount >= 0:\n  action: warn\n  name: n\n", &[]);
+    assert_eq!(findings(after_document_start.path()), Vec::<String>::new());
     let late = project("amount >= 0:\n  action: warn\n  name: n\n# dqlint: ignore-file[DQ207]\n", &[]);
     assert_eq!(findings(late.path()), ["expectations/orders.yaml:2 DQ207", "expectations/orders.yaml:4 DQ009"]);
     assert!(dq009(late.path())[0].message.contains("leading comments"));
