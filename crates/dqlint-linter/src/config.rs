@@ -45,7 +45,10 @@ pub fn selector_matches(selector: &str, rule: &RuleMeta) -> bool {
     !p.is_empty()
         && (rule.code.eq_ignore_ascii_case(p)
             || rule.name == p
-            || rule.code.to_ascii_uppercase().starts_with(&p.to_ascii_uppercase()))
+            || rule
+                .code
+                .to_ascii_uppercase()
+                .starts_with(&p.to_ascii_uppercase()))
 }
 
 /// Whether a selector names at least one rule.
@@ -128,11 +131,18 @@ impl std::error::Error for ConfigError {}
 /// `.gitignore`).
 pub fn compile_glob(pattern: &str) -> Result<globset::Glob, String> {
     let trimmed = pattern.trim_start_matches("./");
-    let full = if trimmed.contains('/') { trimmed.to_string() } else { format!("**/{trimmed}") };
-    GlobBuilder::new(&full).literal_separator(true).build().map_err(|e| {
-        let kind = e.kind().to_string();
-        format!("`{pattern}` is not a valid glob: {kind}")
-    })
+    let full = if trimmed.contains('/') {
+        trimmed.to_string()
+    } else {
+        format!("**/{trimmed}")
+    };
+    GlobBuilder::new(&full)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| {
+            let kind = e.kind().to_string();
+            format!("`{pattern}` is not a valid glob: {kind}")
+        })
 }
 
 impl Config {
@@ -162,7 +172,11 @@ impl Config {
                 match std::fs::read_to_string(&path) {
                     Ok(text) => text,
                     Err(e) => {
-                        let reason = if path.is_dir() { "it is a folder, not a file".to_string() } else { e.to_string() };
+                        let reason = if path.is_dir() {
+                            "it is a folder, not a file".to_string()
+                        } else {
+                            e.to_string()
+                        };
                         return Err(ConfigError {
                             file: display_path(&path),
                             position: None,
@@ -182,11 +196,29 @@ impl Config {
             position: span.map(|s| position(text, s.start)),
             message,
         };
-        let raw: RawConfig = toml::from_str(text).map_err(|e| error(e.span(), humanize(e.message(), TOP_LEVEL_KEYS)))?;
-        let mut config = Config { path: Some(path.to_path_buf()), ..Config::default() };
-        config.select = raw.select.map(|list| selectors(list, "select")).transpose().map_err(|(s, m)| error(Some(s), m))?;
-        config.ignore = raw.ignore.map(|list| selectors(list, "ignore")).transpose().map_err(|(s, m)| error(Some(s), m))?.unwrap_or_default();
-        config.severity = raw.severity.map(severities).transpose().map_err(|(s, m)| error(Some(s), m))?.unwrap_or_default();
+        let raw: RawConfig = toml::from_str(text)
+            .map_err(|e| error(e.span(), humanize(e.message(), TOP_LEVEL_KEYS)))?;
+        let mut config = Config {
+            path: Some(path.to_path_buf()),
+            ..Config::default()
+        };
+        config.select = raw
+            .select
+            .map(|list| selectors(list, "select"))
+            .transpose()
+            .map_err(|(s, m)| error(Some(s), m))?;
+        config.ignore = raw
+            .ignore
+            .map(|list| selectors(list, "ignore"))
+            .transpose()
+            .map_err(|(s, m)| error(Some(s), m))?
+            .unwrap_or_default();
+        config.severity = raw
+            .severity
+            .map(severities)
+            .transpose()
+            .map_err(|(s, m)| error(Some(s), m))?
+            .unwrap_or_default();
         if let Some(envs) = raw.envs {
             let mut names = Vec::new();
             for env in envs {
@@ -210,10 +242,17 @@ impl Config {
             let at = entry.span();
             let entry = entry.into_inner();
             let Some(files) = entry.files else {
-                return Err(error(Some(at), "an [[overrides]] entry needs `files = [globs]`: the files it applies to".into()));
+                return Err(error(
+                    Some(at),
+                    "an [[overrides]] entry needs `files = [globs]`: the files it applies to"
+                        .into(),
+                ));
             };
             if files.get_ref().is_empty() {
-                return Err(error(Some(files.span()), "`files` is empty: this override would apply to no file".into()));
+                return Err(error(
+                    Some(files.span()),
+                    "`files` is empty: this override would apply to no file".into(),
+                ));
             }
             let mut builder = GlobSetBuilder::new();
             let mut patterns = Vec::new();
@@ -225,9 +264,24 @@ impl Config {
             config.overrides.push(Override {
                 files: patterns,
                 matcher,
-                select: entry.select.map(|l| selectors(l, "select")).transpose().map_err(|(s, m)| error(Some(s), m))?.unwrap_or_default(),
-                ignore: entry.ignore.map(|l| selectors(l, "ignore")).transpose().map_err(|(s, m)| error(Some(s), m))?.unwrap_or_default(),
-                severity: entry.severity.map(severities).transpose().map_err(|(s, m)| error(Some(s), m))?.unwrap_or_default(),
+                select: entry
+                    .select
+                    .map(|l| selectors(l, "select"))
+                    .transpose()
+                    .map_err(|(s, m)| error(Some(s), m))?
+                    .unwrap_or_default(),
+                ignore: entry
+                    .ignore
+                    .map(|l| selectors(l, "ignore"))
+                    .transpose()
+                    .map_err(|(s, m)| error(Some(s), m))?
+                    .unwrap_or_default(),
+                severity: entry
+                    .severity
+                    .map(severities)
+                    .transpose()
+                    .map_err(|(s, m)| error(Some(s), m))?
+                    .unwrap_or_default(),
             });
         }
         Ok(config)
@@ -236,7 +290,11 @@ impl Config {
     /// What to load: `--env` values win over `envs`; `ddl` picks the
     /// `.sql` files.
     pub fn load_options(&self, cli_envs: &[String]) -> dqlint_project::LoadOptions {
-        let envs = if cli_envs.is_empty() { self.envs.clone().unwrap_or_default() } else { cli_envs.to_vec() };
+        let envs = if cli_envs.is_empty() {
+            self.envs.clone().unwrap_or_default()
+        } else {
+            cli_envs.to_vec()
+        };
         let ddl = self.ddl.as_ref().map(|patterns| {
             let mut builder = GlobSetBuilder::new();
             for p in patterns {
@@ -247,7 +305,11 @@ impl Config {
             }
             builder.build().unwrap_or_else(|_| GlobSet::empty())
         });
-        dqlint_project::LoadOptions { envs, ddl, ..Default::default() }
+        dqlint_project::LoadOptions {
+            envs,
+            ddl,
+            ..Default::default()
+        }
     }
 
     /// The severity configured for `rule` in the file `rel`, if any: the
@@ -290,9 +352,15 @@ fn humanize(message: &str, keys: &[&str]) -> String {
     let message = message.trim();
     if let Some(rest) = message.strip_prefix("unknown field `") {
         let name = rest.split('`').next().unwrap_or_default();
-        let expected = rest.split_once(", expected ").map(|(_, e)| e.to_string()).unwrap_or_else(|| {
-            keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
-        });
+        let expected = rest
+            .split_once(", expected ")
+            .map(|(_, e)| e.to_string())
+            .unwrap_or_else(|| {
+                keys.iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            });
         let candidates: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
         let suggestion = candidates
             .iter()
@@ -328,17 +396,24 @@ fn unknown_rule_message(text: &str, key: &str) -> String {
     let near = RULES
         .iter()
         .flat_map(|r| [r.code, r.name])
-        .filter(|c| strsim::jaro_winkler(&c.to_ascii_lowercase(), &text.to_ascii_lowercase()) > 0.85)
+        .filter(|c| {
+            strsim::jaro_winkler(&c.to_ascii_lowercase(), &text.to_ascii_lowercase()) > 0.85
+        })
         .max_by(|a, b| {
             let t = text.to_ascii_lowercase();
-            strsim::jaro_winkler(&a.to_ascii_lowercase(), &t).total_cmp(&strsim::jaro_winkler(&b.to_ascii_lowercase(), &t))
+            strsim::jaro_winkler(&a.to_ascii_lowercase(), &t)
+                .total_cmp(&strsim::jaro_winkler(&b.to_ascii_lowercase(), &t))
         })
         .map(|c| format!("; did you mean `{c}`?"))
         .unwrap_or_default();
-    format!("`{text}` in `{key}` matches no rule code, code prefix or name (see `dqlint rule`){near}")
+    format!(
+        "`{text}` in `{key}` matches no rule code, code prefix or name (see `dqlint rule`){near}"
+    )
 }
 
-fn severities(table: BTreeMap<Spanned<String>, Spanned<String>>) -> Located<Vec<(String, Severity)>> {
+fn severities(
+    table: BTreeMap<Spanned<String>, Spanned<String>>,
+) -> Located<Vec<(String, Severity)>> {
     let mut entries: Vec<_> = table.into_iter().collect();
     // Report the first mistake in file order.
     entries.sort_by_key(|(k, _)| k.span().start);
@@ -349,14 +424,18 @@ fn severities(table: BTreeMap<Spanned<String>, Spanned<String>>) -> Located<Vec<
             if !is_known_selector(name) {
                 return Err((selector.span(), unknown_rule_message(name, "severity")));
             }
-            let severity = match value.get_ref().as_str() {
-                "error" => Severity::Error,
-                "warning" => Severity::Warning,
-                "info" => Severity::Info,
-                other => {
-                    return Err((value.span(), format!("`{other}` is not a severity (expected `error`, `warning` or `info`)")))
-                }
-            };
+            let severity =
+                match value.get_ref().as_str() {
+                    "error" => Severity::Error,
+                    "warning" => Severity::Warning,
+                    "info" => Severity::Info,
+                    other => return Err((
+                        value.span(),
+                        format!(
+                            "`{other}` is not a severity (expected `error`, `warning` or `info`)"
+                        ),
+                    )),
+                };
             Ok((name.to_string(), severity))
         })
         .collect()
@@ -400,7 +479,8 @@ impl Policy<'_> {
     }
 
     fn cli_allows(&self, rule: &RuleMeta) -> bool {
-        (self.cli.select.is_empty() || Policy::any(&self.cli.select, rule)) && !Policy::any(&self.cli.ignore, rule)
+        (self.cli.select.is_empty() || Policy::any(&self.cli.select, rule))
+            && !Policy::any(&self.cli.ignore, rule)
     }
 
     fn top_level(&self, rule: &RuleMeta) -> bool {
@@ -409,12 +489,22 @@ impl Policy<'_> {
             // `select` and `ignore` both give way.
             return Policy::any(&self.cli.select, rule);
         }
-        self.config.select.as_ref().is_none_or(|s| Policy::any(s, rule)) && !Policy::any(&self.config.ignore, rule)
+        self.config
+            .select
+            .as_ref()
+            .is_none_or(|s| Policy::any(s, rule))
+            && !Policy::any(&self.config.ignore, rule)
     }
 
     /// Whether the rule reports in some file (so it has to run).
     pub fn may_run(&self, rule: &RuleMeta) -> bool {
-        self.cli_allows(rule) && (self.top_level(rule) || self.config.overrides.iter().any(|o| Policy::any(&o.select, rule)))
+        self.cli_allows(rule)
+            && (self.top_level(rule)
+                || self
+                    .config
+                    .overrides
+                    .iter()
+                    .any(|o| Policy::any(&o.select, rule)))
     }
 
     /// Whether the rule reports findings located in the file `rel`.
@@ -443,7 +533,9 @@ mod tests {
     }
 
     fn error(text: &str) -> String {
-        parse(text).expect_err("the configuration is rejected").to_string()
+        parse(text)
+            .expect_err("the configuration is rejected")
+            .to_string()
     }
 
     #[test]
@@ -454,15 +546,30 @@ mod tests {
              [overrides.severity]\nDQ1 = \"info\"\n",
         )
         .unwrap();
-        assert_eq!(config.select.as_deref(), Some(&["DQ1".to_string(), "DQ4".to_string()][..]));
+        assert_eq!(
+            config.select.as_deref(),
+            Some(&["DQ1".to_string(), "DQ4".to_string()][..])
+        );
         assert_eq!(config.envs.as_deref(), Some(&["dev".to_string()][..]));
-        assert_eq!(config.severity, vec![("DQ403".to_string(), Severity::Error)]);
+        assert_eq!(
+            config.severity,
+            vec![("DQ403".to_string(), Severity::Error)]
+        );
         assert_eq!(config.overrides.len(), 1);
         assert!(config.overrides[0].applies_to("pipelines/legacy/a/b.yaml"));
         assert!(!config.overrides[0].applies_to("pipelines/bronze/b.yaml"));
-        assert_eq!(config.severity_for(rule("DQ105"), "pipelines/legacy/x.yaml"), Some(Severity::Info));
-        assert_eq!(config.severity_for(rule("DQ105"), "pipelines/other.yaml"), None);
-        assert_eq!(config.severity_for(rule("DQ403"), "sql/dlq.sql"), Some(Severity::Error));
+        assert_eq!(
+            config.severity_for(rule("DQ105"), "pipelines/legacy/x.yaml"),
+            Some(Severity::Info)
+        );
+        assert_eq!(
+            config.severity_for(rule("DQ105"), "pipelines/other.yaml"),
+            None
+        );
+        assert_eq!(
+            config.severity_for(rule("DQ403"), "sql/dlq.sql"),
+            Some(Severity::Error)
+        );
     }
 
     #[test]
@@ -475,11 +582,15 @@ mod tests {
             error("ignore = [\"DQ402\", \"DQ999\"]\n"),
             "dqlint.toml:1:20: `DQ999` in `ignore` matches no rule code, code prefix or name (see `dqlint rule`)"
         );
-        assert!(error("[severity]\nDQ402 = \"fatal\"\n").starts_with("dqlint.toml:2:9: `fatal` is not a severity"));
-        assert!(error("[severity]\nDQ4O2 = \"info\"\n").starts_with("dqlint.toml:2:1: `DQ4O2` in `severity`"));
-        assert!(error("[[overrides]]\nfiles = [\"a\"]\nenvs = [\"dev\"]\n").contains("applies to the whole project"));
+        assert!(error("[severity]\nDQ402 = \"fatal\"\n")
+            .starts_with("dqlint.toml:2:9: `fatal` is not a severity"));
+        assert!(error("[severity]\nDQ4O2 = \"info\"\n")
+            .starts_with("dqlint.toml:2:1: `DQ4O2` in `severity`"));
+        assert!(error("[[overrides]]\nfiles = [\"a\"]\nenvs = [\"dev\"]\n")
+            .contains("applies to the whole project"));
         assert!(error("[[overrides]]\nignore = [\"DQ1\"]\n").contains("needs `files"));
-        assert!(error("ddl = [\"sql/[.sql\"]\n").starts_with("dqlint.toml:1:8: `sql/[.sql` is not a valid glob"));
+        assert!(error("ddl = [\"sql/[.sql\"]\n")
+            .starts_with("dqlint.toml:1:8: `sql/[.sql` is not a valid glob"));
         assert!(error("select = \"DQ1\"\n").starts_with("dqlint.toml:1:10: "));
         assert!(error("select = [\n").starts_with("dqlint.toml:"));
     }
@@ -487,15 +598,24 @@ mod tests {
     #[test]
     fn specific_severity_wins_over_prefix() {
         let config = parse("[severity]\nDQ4 = \"info\"\nDQ404 = \"warning\"\n").unwrap();
-        assert_eq!(config.severity_for(rule("DQ404"), "x.sql"), Some(Severity::Warning));
-        assert_eq!(config.severity_for(rule("DQ405"), "x.sql"), Some(Severity::Info));
+        assert_eq!(
+            config.severity_for(rule("DQ404"), "x.sql"),
+            Some(Severity::Warning)
+        );
+        assert_eq!(
+            config.severity_for(rule("DQ405"), "x.sql"),
+            Some(Severity::Info)
+        );
     }
 
     #[test]
     fn command_line_wins_over_configuration() {
         let config = parse("select = [\"DQ4\"]\nignore = [\"DQ402\"]\n[[overrides]]\nfiles = [\"legacy/**\"]\nselect = [\"DQ105\"]\nignore = [\"DQ404\"]\n").unwrap();
         let none = Selection::default();
-        let policy = Policy { config: &config, cli: &none };
+        let policy = Policy {
+            config: &config,
+            cli: &none,
+        };
         assert!(policy.enabled(rule("DQ404"), "sql/dlq.sql"));
         assert!(!policy.enabled(rule("DQ402"), "sql/dlq.sql"));
         assert!(!policy.enabled(rule("DQ105"), "pipelines/a.yaml"));
@@ -503,20 +623,44 @@ mod tests {
         assert!(!policy.enabled(rule("DQ404"), "legacy/a.sql"));
         assert!(policy.may_run(rule("DQ105")) && !policy.may_run(rule("DQ207")));
 
-        let cli = Selection { select: vec!["DQ207".into(), "DQ402".into(), "DQ404".into()], ignore: vec![] };
-        let policy = Policy { config: &config, cli: &cli };
+        let cli = Selection {
+            select: vec!["DQ207".into(), "DQ402".into(), "DQ404".into()],
+            ignore: vec![],
+        };
+        let policy = Policy {
+            config: &config,
+            cli: &cli,
+        };
         assert!(policy.enabled(rule("DQ207"), "expectations/a.yaml"));
-        assert!(policy.enabled(rule("DQ402"), "pipelines/a.yaml"), "--select wins over the configuration's ignore");
-        assert!(!policy.enabled(rule("DQ404"), "legacy/a.sql"), "overrides still turn rules off");
-        assert!(!policy.enabled(rule("DQ105"), "legacy/a.yaml"), "--select limits the overrides too");
-        let cli = Selection { select: vec![], ignore: vec!["DQ4".into()] };
-        let policy = Policy { config: &config, cli: &cli };
+        assert!(
+            policy.enabled(rule("DQ402"), "pipelines/a.yaml"),
+            "--select wins over the configuration's ignore"
+        );
+        assert!(
+            !policy.enabled(rule("DQ404"), "legacy/a.sql"),
+            "overrides still turn rules off"
+        );
+        assert!(
+            !policy.enabled(rule("DQ105"), "legacy/a.yaml"),
+            "--select limits the overrides too"
+        );
+        let cli = Selection {
+            select: vec![],
+            ignore: vec!["DQ4".into()],
+        };
+        let policy = Policy {
+            config: &config,
+            cli: &cli,
+        };
         assert!(!policy.may_run(rule("DQ404")));
     }
 
     #[test]
     fn globs_without_a_slash_match_file_names_anywhere() {
-        let config = parse("[[overrides]]\nfiles = [\"*.sql\", \"./pipelines/*.yaml\"]\nignore = [\"DQ4\"]\n").unwrap();
+        let config = parse(
+            "[[overrides]]\nfiles = [\"*.sql\", \"./pipelines/*.yaml\"]\nignore = [\"DQ4\"]\n",
+        )
+        .unwrap();
         assert!(config.overrides[0].applies_to("sql/deep/dlq.sql"));
         assert!(config.overrides[0].applies_to("pipelines/a.yaml"));
         assert!(!config.overrides[0].applies_to("pipelines/bronze/a.yaml"));

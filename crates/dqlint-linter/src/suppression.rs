@@ -95,10 +95,17 @@ fn comments(file: &SourceFile) -> Vec<Range<usize>> {
     if file.kind == FileKind::Sql {
         return dqlint_sql::line_comments(&file.text);
     }
-    if file.path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+    if file
+        .path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
         return Vec::new();
     }
-    file.yaml.as_ref().map(|y| y.comments.clone()).unwrap_or_default()
+    file.yaml
+        .as_ref()
+        .map(|y| y.comments.clone())
+        .unwrap_or_default()
 }
 
 /// Every directive of a file, in source order.
@@ -109,13 +116,21 @@ pub fn directives(file: &SourceFile) -> Vec<Directive> {
     directives_in(file.id, &file.text, &file.lines, comments(file))
 }
 
-fn directives_in(id: FileId, text: &str, lines: &LineIndex, comments: Vec<Range<usize>>) -> Vec<Directive> {
+fn directives_in(
+    id: FileId,
+    text: &str,
+    lines: &LineIndex,
+    comments: Vec<Range<usize>>,
+) -> Vec<Directive> {
     let own_line = |c: &Range<usize>| {
         let line = lines.line_of(c.start);
         text[lines.line_start(line)..c.start].trim().is_empty()
     };
-    let comment_only_lines: HashSet<usize> =
-        comments.iter().filter(|c| own_line(c)).map(|c| lines.line_of(c.start)).collect();
+    let comment_only_lines: HashSet<usize> = comments
+        .iter()
+        .filter(|c| own_line(c))
+        .map(|c| lines.line_of(c.start))
+        .collect();
     // Lines before the first line holding anything but blanks, comments
     // and a YAML document start (`---`).
     let leading = (0..lines.line_count())
@@ -127,7 +142,9 @@ fn directives_in(id: FileId, text: &str, lines: &LineIndex, comments: Vec<Range<
 
     let mut out = Vec::new();
     for comment in comments {
-        let Some(mut d) = parse(id, text, comment.clone()) else { continue };
+        let Some(mut d) = parse(id, text, comment.clone()) else {
+            continue;
+        };
         let line = lines.line_of(comment.start);
         let alone = own_line(&comment);
         match d.scope {
@@ -138,7 +155,9 @@ fn directives_in(id: FileId, text: &str, lines: &LineIndex, comments: Vec<Range<
             }
             Scope::Line(_) => {
                 let target = if alone {
-                    (line + 1..lines.line_count()).find(|l| !comment_only_lines.contains(l)).unwrap_or(line + 1)
+                    (line + 1..lines.line_count())
+                        .find(|l| !comment_only_lines.contains(l))
+                        .unwrap_or(line + 1)
                 } else {
                     line
                 };
@@ -161,7 +180,9 @@ fn parse(file: FileId, text: &str, comment: Range<usize>) -> Option<Directive> {
         i += 1;
     }
     let word_start = i;
-    while i < comment.end && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'-' || bytes[i] == b'_') {
+    while i < comment.end
+        && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'-' || bytes[i] == b'_')
+    {
         i += 1;
     }
     let word = &text[word_start..i];
@@ -169,20 +190,37 @@ fn parse(file: FileId, text: &str, comment: Range<usize>) -> Option<Directive> {
         "ignore" => Scope::Line(0),
         "ignore-file" => Scope::File,
         w if w.to_ascii_lowercase().starts_with("ignore") => {
-            let mut d = Directive { file, scope: Scope::Line(0), span: start..i, comment, entries: Vec::new(), list: Some(i..i), problem: None };
+            let mut d = Directive {
+                file,
+                scope: Scope::Line(0),
+                span: start..i,
+                comment,
+                entries: Vec::new(),
+                list: Some(i..i),
+                problem: None,
+            };
             d.problem = Some(format!("`{w}` is not a dqlint directive (expected `ignore[...]` or `ignore-file[...]`); it suppresses nothing"));
             return Some(d);
         }
         // Prose that mentions dqlint, not a directive.
         _ => return None,
     };
-    let mut directive = Directive { file, scope, span: start..i, comment: comment.clone(), entries: Vec::new(), list: None, problem: None };
+    let mut directive = Directive {
+        file,
+        scope,
+        span: start..i,
+        comment: comment.clone(),
+        entries: Vec::new(),
+        list: None,
+        problem: None,
+    };
     if bytes.get(i) == Some(&b'[') && i < comment.end {
         let open = i + 1;
         let Some(close) = text[open..comment.end].find(']').map(|p| open + p) else {
             directive.span = start..comment.end;
             directive.list = Some(open..comment.end);
-            directive.problem = Some("this suppression has no closing `]`; it suppresses nothing".into());
+            directive.problem =
+                Some("this suppression has no closing `]`; it suppresses nothing".into());
             return Some(directive);
         };
         directive.span = start..close + 1;
@@ -193,7 +231,10 @@ fn parse(file: FileId, text: &str, comment: Range<usize>) -> Option<Directive> {
             let entry = part.trim();
             if !entry.is_empty() {
                 let s = offset + lead;
-                directive.entries.push(Entry { text: entry.to_string(), span: s..s + entry.len() });
+                directive.entries.push(Entry {
+                    text: entry.to_string(),
+                    span: s..s + entry.len(),
+                });
             }
             offset += part.len() + 1;
         }
@@ -202,7 +243,10 @@ fn parse(file: FileId, text: &str, comment: Range<usize>) -> Option<Directive> {
         }
     } else {
         // `dqlint: ignore DQ207`: the code was meant as a code, not as the reason.
-        let next = text[i..comment.end].split_whitespace().next().unwrap_or_default();
+        let next = text[i..comment.end]
+            .split_whitespace()
+            .next()
+            .unwrap_or_default();
         let next = next.trim_end_matches([',', '.', ';', ':']);
         if next.to_ascii_uppercase().starts_with("DQ") && is_known_selector(next) {
             directive.problem = Some(format!("write the rule codes in brackets: `{word}[{next}]`; as written it is a reason, and the directive would cover every rule"));
@@ -228,52 +272,23 @@ pub fn removal(file: &SourceFile, d: &Directive) -> Range<usize> {
     }
     if !before_in_comment.is_empty() {
         // `# note  dqlint: ignore[...]`: keep the note.
-        let start = d.span.start - (text[..d.span.start].len() - text[..d.span.start].trim_end().len());
+        let start =
+            d.span.start - (text[..d.span.start].len() - text[..d.span.start].trim_end().len());
         return start.max(marker_end)..end;
     }
     let line = file.lines.line_of(d.comment.start);
     let line_start = file.lines.line_start(line);
     if text[line_start..d.comment.start].trim().is_empty() {
         let next = file.lines.line_start(line + 1);
-        let stop = if next > d.comment.end { next } else { text.len() };
+        let stop = if next > d.comment.end {
+            next
+        } else {
+            text.len()
+        };
         return line_start..stop;
     }
     let start = text[..d.comment.start].trim_end_matches([' ', '\t']).len();
     start..end
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parsed(comment: &str) -> Option<Directive> {
-        parse(FileId(0), comment, 0..comment.len())
-    }
-
-    #[test]
-    fn reads_codes_prefixes_and_names() {
-        let d = parsed("# dqlint: ignore[DQ207, DQ4,unknown-key] the reason").unwrap();
-        assert_eq!(d.scope, Scope::Line(0));
-        let texts: Vec<&str> = d.entries.iter().map(|e| e.text.as_str()).collect();
-        assert_eq!(texts, ["DQ207", "DQ4", "unknown-key"]);
-        let c = "# dqlint: ignore[DQ207, DQ4,unknown-key] the reason";
-        assert_eq!(&c[d.entries[1].span.clone()], "DQ4");
-        assert_eq!(&c[d.span.clone()], "dqlint: ignore[DQ207, DQ4,unknown-key]");
-        assert!(d.problem.is_none());
-    }
-
-    #[test]
-    fn bare_file_and_malformed_directives() {
-        let bare = parsed("# dqlint: ignore because reasons").unwrap();
-        assert!(bare.is_bare() && bare.problem.is_none());
-        assert_eq!(parsed("-- dqlint: ignore-file[DQ402]").unwrap().scope, Scope::File);
-        assert!(parsed("# dqlint: ignore[DQ207").unwrap().problem.unwrap().contains("closing"));
-        assert!(parsed("# dqlint: ignore[]").unwrap().problem.is_some());
-        assert!(parsed("# dqlint: ignore DQ207").unwrap().problem.unwrap().contains("brackets"));
-        assert!(parsed("# dqlint: ignorefile[DQ207]").unwrap().problem.is_some());
-        assert!(parsed("# checked by dqlint: see the README").is_none());
-        assert!(parsed("# no directive").is_none());
-    }
 }
 
 /// The edit that makes a directive cover `rule` for the finding starting
@@ -284,7 +299,13 @@ mod tests {
 /// text, not a comment): `None` when no placement works, and for JSON.
 pub fn suppress_edit(file: &SourceFile, rule: &RuleMeta, offset: usize) -> Option<Edit> {
     let is_sql = file.kind == FileKind::Sql;
-    if file.read_error.is_some() || (!is_sql && file.yaml.is_none()) || file.path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+    if file.read_error.is_some()
+        || (!is_sql && file.yaml.is_none())
+        || file
+            .path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
         return None;
     }
     let text: &str = &file.text;
@@ -294,17 +315,50 @@ pub fn suppress_edit(file: &SourceFile, rule: &RuleMeta, offset: usize) -> Optio
     let code = rule.code;
     let mut candidates = Vec::new();
     if let Some(d) = directives(file).into_iter().find(|d| {
-        d.problem.is_none() && d.scope == Scope::Line(line) && file.lines.line_of(d.comment.start) == line
+        d.problem.is_none()
+            && d.scope == Scope::Line(line)
+            && file.lines.line_of(d.comment.start) == line
     }) {
         if let Some(list) = d.list.clone() {
-            let sep = if text[list.clone()].trim().is_empty() { "" } else { ", " };
-            candidates.push((Edit { file: file.id, span: list.end..list.end, new_text: format!("{sep}{code}") }, line));
+            let sep = if text[list.clone()].trim().is_empty() {
+                ""
+            } else {
+                ", "
+            };
+            candidates.push((
+                Edit {
+                    file: file.id,
+                    span: list.end..list.end,
+                    new_text: format!("{sep}{code}"),
+                },
+                line,
+            ));
         }
     }
-    let end = text[..range.end].trim_end_matches([' ', '\t']).len().max(range.start);
-    candidates.push((Edit { file: file.id, span: end..range.end, new_text: format!("  {marker} dqlint: ignore[{code}]") }, line));
-    let indent: String = text[range.clone()].chars().take_while(|c| *c == ' ' || *c == '\t').collect();
-    candidates.push((Edit { file: file.id, span: range.start..range.start, new_text: format!("{indent}{marker} dqlint: ignore[{code}]\n") }, line + 1));
+    let end = text[..range.end]
+        .trim_end_matches([' ', '\t'])
+        .len()
+        .max(range.start);
+    candidates.push((
+        Edit {
+            file: file.id,
+            span: end..range.end,
+            new_text: format!("  {marker} dqlint: ignore[{code}]"),
+        },
+        line,
+    ));
+    let indent: String = text[range.clone()]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    candidates.push((
+        Edit {
+            file: file.id,
+            span: range.start..range.start,
+            new_text: format!("{indent}{marker} dqlint: ignore[{code}]\n"),
+        },
+        line + 1,
+    ));
     candidates.into_iter().find_map(|(edit, target)| {
         let mut edited = text.to_string();
         edited.replace_range(edit.span.clone(), &edit.new_text);
@@ -321,7 +375,11 @@ pub fn suppress_edit(file: &SourceFile, rule: &RuleMeta, offset: usize) -> Optio
         };
         let works = directives_in(file.id, &edited, &lines, comments)
             .iter()
-            .any(|d| d.problem.is_none() && d.scope == Scope::Line(target) && d.entries.iter().any(|e| e.covers(rule)));
+            .any(|d| {
+                d.problem.is_none()
+                    && d.scope == Scope::Line(target)
+                    && d.entries.iter().any(|e| e.covers(rule))
+            });
         works.then_some(edit)
     })
 }
@@ -342,7 +400,17 @@ pub fn apply(project: &Project, policy: &Policy, findings: Vec<Diagnostic>) -> V
     }
     let mut usage: HashMap<FileId, Vec<Usage>> = by_file
         .iter()
-        .map(|(id, dirs)| (*id, dirs.iter().map(|d| Usage { entries: vec![false; d.entries.len()], bare: false }).collect()))
+        .map(|(id, dirs)| {
+            (
+                *id,
+                dirs.iter()
+                    .map(|d| Usage {
+                        entries: vec![false; d.entries.len()],
+                        bare: false,
+                    })
+                    .collect(),
+            )
+        })
         .collect();
     let mut kept = Vec::with_capacity(findings.len());
     for finding in findings {
@@ -352,7 +420,9 @@ pub fn apply(project: &Project, policy: &Policy, findings: Vec<Diagnostic>) -> V
         };
         let file = project.file(finding.primary.file);
         let line = file.lines.line_of(finding.primary.span.start);
-        let used = usage.get_mut(&finding.primary.file).expect("usage per file with directives");
+        let used = usage
+            .get_mut(&finding.primary.file)
+            .expect("usage per file with directives");
         let mut suppressed = false;
         for (d, u) in dirs.iter().zip(used.iter_mut()) {
             let covers_line = match d.scope {
@@ -389,7 +459,9 @@ pub fn apply(project: &Project, policy: &Policy, findings: Vec<Diagnostic>) -> V
         }
         let ran = |r: &RuleMeta| policy.enabled(r, &file.rel);
         for (d, u) in dirs.iter().zip(&usage[id]) {
-            let Some(report) = dq009_unused_suppression::unused(file, d, u, ran) else { continue };
+            let Some(report) = dq009_unused_suppression::unused(file, d, u, ran) else {
+                continue;
+            };
             let line = file.lines.line_of(report.primary.span.start);
             let allowed = d.entries.iter().any(Entry::names_unused_suppression)
                 || dirs.iter().any(|other| {
@@ -416,7 +488,59 @@ fn envs_narrowed(project: &Project, config: &Config) -> bool {
             .files
             .iter()
             .filter(|f| f.kind == FileKind::Substitutions)
-            .filter_map(|f| std::path::Path::new(&f.rel).file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .filter_map(|f| {
+                std::path::Path::new(&f.rel)
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+            })
             .any(|stem| !checked.contains(&stem.as_str())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(comment: &str) -> Option<Directive> {
+        parse(FileId(0), comment, 0..comment.len())
+    }
+
+    #[test]
+    fn reads_codes_prefixes_and_names() {
+        let d = parsed("# dqlint: ignore[DQ207, DQ4,unknown-key] the reason").unwrap();
+        assert_eq!(d.scope, Scope::Line(0));
+        let texts: Vec<&str> = d.entries.iter().map(|e| e.text.as_str()).collect();
+        assert_eq!(texts, ["DQ207", "DQ4", "unknown-key"]);
+        let c = "# dqlint: ignore[DQ207, DQ4,unknown-key] the reason";
+        assert_eq!(&c[d.entries[1].span.clone()], "DQ4");
+        assert_eq!(&c[d.span.clone()], "dqlint: ignore[DQ207, DQ4,unknown-key]");
+        assert!(d.problem.is_none());
+    }
+
+    #[test]
+    fn bare_file_and_malformed_directives() {
+        let bare = parsed("# dqlint: ignore because reasons").unwrap();
+        assert!(bare.is_bare() && bare.problem.is_none());
+        assert_eq!(
+            parsed("-- dqlint: ignore-file[DQ402]").unwrap().scope,
+            Scope::File
+        );
+        assert!(parsed("# dqlint: ignore[DQ207")
+            .unwrap()
+            .problem
+            .unwrap()
+            .contains("closing"));
+        assert!(parsed("# dqlint: ignore[]").unwrap().problem.is_some());
+        assert!(parsed("# dqlint: ignore DQ207")
+            .unwrap()
+            .problem
+            .unwrap()
+            .contains("brackets"));
+        assert!(parsed("# dqlint: ignorefile[DQ207]")
+            .unwrap()
+            .problem
+            .is_some());
+        assert!(parsed("# checked by dqlint: see the README").is_none());
+        assert!(parsed("# no directive").is_none());
     }
 }

@@ -36,7 +36,8 @@ fn selectors() -> Vec<String> {
 }
 
 fn key_doc(key: &str) -> (&'static str, Value, Value) {
-    let selector_list = json!({ "type": "array", "items": { "$ref": "#/definitions/ruleSelector" } });
+    let selector_list =
+        json!({ "type": "array", "items": { "$ref": "#/definitions/ruleSelector" } });
     match key {
         "select" => ("Rules to run: codes (DQ207), code prefixes (DQ2) or names (quarantine-coerces-action). Default: every rule. In [[overrides]]: rules turned on in those files.", selector_list, json!(["DQ1", "DQ4"])),
         "ignore" => ("Rules to skip: codes, code prefixes or names. In [[overrides]]: rules turned off in those files.", selector_list, json!(["dlq-ddl-not-found"])),
@@ -57,8 +58,14 @@ fn property(key: &str) -> Value {
 }
 
 fn expected_schema() -> Value {
-    let properties: Map<String, Value> = TOP_LEVEL_KEYS.iter().map(|k| (k.to_string(), property(k))).collect();
-    let override_properties: Map<String, Value> = OVERRIDE_KEYS.iter().map(|k| (k.to_string(), property(k))).collect();
+    let properties: Map<String, Value> = TOP_LEVEL_KEYS
+        .iter()
+        .map(|k| (k.to_string(), property(k)))
+        .collect();
+    let override_properties: Map<String, Value> = OVERRIDE_KEYS
+        .iter()
+        .map(|k| (k.to_string(), property(k)))
+        .collect();
     json!({
         "$schema": "http://json-schema.org/draft-07/schema#",
         "$id": "https://github.com/dqlint/dqlint/blob/main/docs/dqlint.schema.json",
@@ -109,7 +116,9 @@ fn the_schema_file_is_up_to_date() {
 fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
     match schema["$ref"].as_str() {
         Some(r) => {
-            let name = r.strip_prefix("#/definitions/").expect("local references only");
+            let name = r
+                .strip_prefix("#/definitions/")
+                .expect("local references only");
             resolve(root, &root["definitions"][name])
         }
         None => schema,
@@ -163,7 +172,9 @@ fn validate(root: &Value, schema: &Value, value: &Value, at: &str, errors: &mut 
                 Some(property) => validate(root, property, item, &path, errors),
                 None => match &schema["additionalProperties"] {
                     Value::Bool(false) => errors.push(format!("{path}: not allowed")),
-                    Value::Object(_) => validate(root, &schema["additionalProperties"], item, &path, errors),
+                    Value::Object(_) => {
+                        validate(root, &schema["additionalProperties"], item, &path, errors)
+                    }
                     _ => {}
                 },
             }
@@ -172,7 +183,8 @@ fn validate(root: &Value, schema: &Value, value: &Value, at: &str, errors: &mut 
 }
 
 fn schema_errors(toml_text: &str) -> Vec<String> {
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(schema_path()).unwrap()).unwrap();
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path()).unwrap()).unwrap();
     let table: toml::Table = toml::from_str(toml_text).expect("valid TOML");
     let value = serde_json::to_value(table).unwrap();
     let mut errors = Vec::new();
@@ -187,16 +199,33 @@ fn parses(toml_text: &str) -> Result<Config, String> {
 /// The keys the parser accepts, as its "unknown key" message lists them.
 fn accepted_keys(toml_text: &str) -> BTreeSet<String> {
     let message = parses(toml_text).expect_err("an unknown key is rejected");
-    let list = message.split("(expected one of ").nth(1).expect("the message lists the keys");
+    let list = message
+        .split("(expected one of ")
+        .nth(1)
+        .expect("the message lists the keys");
     let list = list.split(')').next().unwrap();
-    list.split('`').skip(1).step_by(2).map(String::from).collect()
+    list.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(String::from)
+        .collect()
 }
 
 #[test]
 fn schema_keys_are_the_keys_the_parser_accepts() {
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(schema_path()).unwrap()).unwrap();
-    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<BTreeSet<String>>();
-    assert_eq!(keys(&schema["properties"]), accepted_keys("not_a_key = 1\n"));
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path()).unwrap()).unwrap();
+    let keys = |v: &Value| {
+        v.as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect::<BTreeSet<String>>()
+    };
+    assert_eq!(
+        keys(&schema["properties"]),
+        accepted_keys("not_a_key = 1\n")
+    );
     assert_eq!(
         keys(&schema["definitions"]["override"]["properties"]),
         accepted_keys("[[overrides]]\nfiles = [\"a\"]\nnot_a_key = 1\n")
@@ -205,13 +234,21 @@ fn schema_keys_are_the_keys_the_parser_accepts() {
 
 #[test]
 fn every_schema_example_is_accepted_by_the_parser() {
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(schema_path()).unwrap()).unwrap();
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path()).unwrap()).unwrap();
     for (key, property) in schema["properties"].as_object().unwrap() {
         let text = format!("{key} = {}\n", inline_toml(&property["examples"][0]));
         parses(&text).unwrap_or_else(|e| panic!("the example of `{key}` is rejected: {e}\n{text}"));
-        assert!(schema_errors(&text).is_empty(), "{key}: {:?}", schema_errors(&text));
+        assert!(
+            schema_errors(&text).is_empty(),
+            "{key}: {:?}",
+            schema_errors(&text)
+        );
     }
-    for selector in schema["definitions"]["ruleSelector"]["enum"].as_array().unwrap() {
+    for selector in schema["definitions"]["ruleSelector"]["enum"]
+        .as_array()
+        .unwrap()
+    {
         let text = format!("select = [{selector}]\n");
         parses(&text).unwrap_or_else(|e| panic!("{e}"));
     }
@@ -221,10 +258,16 @@ fn every_schema_example_is_accepted_by_the_parser() {
 fn inline_toml(value: &Value) -> String {
     match value {
         Value::String(_) => value.to_string(),
-        Value::Array(items) => format!("[{}]", items.iter().map(inline_toml).collect::<Vec<_>>().join(", ")),
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(inline_toml).collect::<Vec<_>>().join(", ")
+        ),
         Value::Object(map) => format!(
             "{{ {} }}",
-            map.iter().map(|(k, v)| format!("{} = {}", json!(k), inline_toml(v))).collect::<Vec<_>>().join(", ")
+            map.iter()
+                .map(|(k, v)| format!("{} = {}", json!(k), inline_toml(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         other => panic!("no TOML form for {other} in this test"),
     }
@@ -233,7 +276,10 @@ fn inline_toml(value: &Value) -> String {
 /// The `dqlint.toml` example of the README's "Configuration" section.
 fn readme_example() -> String {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let section = readme.split("## Configuration").nth(1).expect("a Configuration section");
+    let section = readme
+        .split("## Configuration")
+        .nth(1)
+        .expect("a Configuration section");
     let block = section.split("```toml\n").nth(1).expect("a toml block");
     block.split("```").next().unwrap().to_string()
 }
@@ -247,7 +293,11 @@ fn schema_and_parser_agree_on_sample_files() {
         "[severity]\nDQ2 = \"info\"\n\n[[overrides]]\nfiles = [\"*.sql\"]\nselect = [\"DQ409\"]\n[overrides.severity]\nDQ409 = \"error\"\n".into(),
     ];
     for text in &valid {
-        assert!(schema_errors(text).is_empty(), "schema rejects:\n{text}\n{:?}", schema_errors(text));
+        assert!(
+            schema_errors(text).is_empty(),
+            "schema rejects:\n{text}\n{:?}",
+            schema_errors(text)
+        );
         parses(text).unwrap_or_else(|e| panic!("parser rejects:\n{text}\n{e}"));
     }
     let invalid = [

@@ -65,7 +65,12 @@ fn project(expectations: &str, extra: &[(&str, &str)]) -> TempDir {
     dir
 }
 
-fn run(dir: &Path, config: &Config, selection: &Selection, envs: &[&str]) -> (Project, Vec<Diagnostic>) {
+fn run(
+    dir: &Path,
+    config: &Config,
+    selection: &Selection,
+    envs: &[&str],
+) -> (Project, Vec<Diagnostic>) {
     let envs: Vec<String> = envs.iter().map(|e| e.to_string()).collect();
     let project = Project::load(dir, &config.load_options(&envs)).unwrap();
     let found = lint_configured(&project, config, selection);
@@ -83,14 +88,22 @@ fn describe(project: &Project, found: &[Diagnostic]) -> Vec<String> {
         .iter()
         .map(|d| {
             let file = project.file(d.primary.file);
-            format!("{}:{} {}", file.rel, file.lines.position(&file.text, d.primary.span.start).line, d.rule.code)
+            format!(
+                "{}:{} {}",
+                file.rel,
+                file.lines.position(&file.text, d.primary.span.start).line,
+                d.rule.code
+            )
         })
         .collect()
 }
 
 fn dq009(dir: &Path) -> Vec<Diagnostic> {
     let (_, found) = run(dir, &Config::default(), &Selection::default(), &[]);
-    found.into_iter().filter(|d| d.rule.code == "DQ009").collect()
+    found
+        .into_iter()
+        .filter(|d| d.rule.code == "DQ009")
+        .collect()
 }
 
 /// The text after applying a finding's fix.
@@ -116,128 +129,286 @@ fn the_unsuppressed_project_has_one_dq207() {
 
 #[test]
 fn end_of_line_and_line_above_suppress() {
-    let trailing = project("amount >= 0:\n  action: warn  # dqlint: ignore[DQ207] on purpose\n  name: n\n", &[]);
+    let trailing = project(
+        "amount >= 0:\n  action: warn  # dqlint: ignore[DQ207] on purpose\n  name: n\n",
+        &[],
+    );
     assert_eq!(findings(trailing.path()), Vec::<String>::new());
     let above = project(
         "amount >= 0:\n  # dqlint: ignore[quarantine-coerces-action] on purpose\n  # (an explanation may follow)\n  action: warn\n  name: n\n",
         &[],
     );
     assert_eq!(findings(above.path()), Vec::<String>::new());
-    let prefix = project("amount >= 0:\n  action: warn  # dqlint: ignore[DQ2]\n  name: n\n", &[]);
+    let prefix = project(
+        "amount >= 0:\n  action: warn  # dqlint: ignore[DQ2]\n  name: n\n",
+        &[],
+    );
     assert_eq!(findings(prefix.path()), Vec::<String>::new());
-    let partly = project("amount >= 0:\n  action: warn  # dqlint: ignore[DQ3, DQ2]\n  name: n\n", &[]);
+    let partly = project(
+        "amount >= 0:\n  action: warn  # dqlint: ignore[DQ3, DQ2]\n  name: n\n",
+        &[],
+    );
     let reports = dq009(partly.path());
-    assert_eq!(reports.len(), 1, "`DQ2` hides the finding, `DQ3` hides nothing");
-    assert_eq!(reports[0].message, "unused suppression of `DQ3`: no such finding on this line");
-    assert_eq!(fixed(partly.path(), &reports[0]), "amount >= 0:\n  action: warn  # dqlint: ignore[DQ2]\n  name: n\n");
+    assert_eq!(
+        reports.len(),
+        1,
+        "`DQ2` hides the finding, `DQ3` hides nothing"
+    );
+    assert_eq!(
+        reports[0].message,
+        "unused suppression of `DQ3`: no such finding on this line"
+    );
+    assert_eq!(
+        fixed(partly.path(), &reports[0]),
+        "amount >= 0:\n  action: warn  # dqlint: ignore[DQ2]\n  name: n\n"
+    );
 }
 
 #[test]
 fn a_directive_elsewhere_does_not_suppress_and_is_reported() {
-    let dir = project("amount >= 0:\n  # dqlint: ignore[DQ207]\n\n  action: warn\n  name: n\n", &[]);
-    assert_eq!(findings(dir.path()), ["expectations/orders.yaml:2 DQ009", "expectations/orders.yaml:4 DQ207"]);
-    let wrong_code = project("amount >= 0:\n  action: warn  # dqlint: ignore[DQ303]\n  name: n\n", &[]);
-    assert_eq!(findings(wrong_code.path()), ["expectations/orders.yaml:2 DQ207", "expectations/orders.yaml:2 DQ009"]);
+    let dir = project(
+        "amount >= 0:\n  # dqlint: ignore[DQ207]\n\n  action: warn\n  name: n\n",
+        &[],
+    );
+    assert_eq!(
+        findings(dir.path()),
+        [
+            "expectations/orders.yaml:2 DQ009",
+            "expectations/orders.yaml:4 DQ207"
+        ]
+    );
+    let wrong_code = project(
+        "amount >= 0:\n  action: warn  # dqlint: ignore[DQ303]\n  name: n\n",
+        &[],
+    );
+    assert_eq!(
+        findings(wrong_code.path()),
+        [
+            "expectations/orders.yaml:2 DQ207",
+            "expectations/orders.yaml:2 DQ009"
+        ]
+    );
 }
 
 #[test]
 fn ignore_file_works_only_in_leading_comments() {
     let leading = project("# Rules of the orders feed.\n\n# dqlint: ignore-file[DQ207]\namount >= 0:\n  action: warn\n  name: n\n", &[]);
     assert_eq!(findings(leading.path()), Vec::<String>::new());
-    let after_document_start = project("---\n# dqlint: ignore-file[DQ207]\namount >= 0:\n  action: warn\n  name: n\n", &[]);
+    let after_document_start = project(
+        "---\n# dqlint: ignore-file[DQ207]\namount >= 0:\n  action: warn\n  name: n\n",
+        &[],
+    );
     assert_eq!(findings(after_document_start.path()), Vec::<String>::new());
-    let late = project("amount >= 0:\n  action: warn\n  name: n\n# dqlint: ignore-file[DQ207]\n", &[]);
-    assert_eq!(findings(late.path()), ["expectations/orders.yaml:2 DQ207", "expectations/orders.yaml:4 DQ009"]);
+    let late = project(
+        "amount >= 0:\n  action: warn\n  name: n\n# dqlint: ignore-file[DQ207]\n",
+        &[],
+    );
+    assert_eq!(
+        findings(late.path()),
+        [
+            "expectations/orders.yaml:2 DQ207",
+            "expectations/orders.yaml:4 DQ009"
+        ]
+    );
     assert!(dq009(late.path())[0].message.contains("leading comments"));
 }
 
 #[test]
 fn bare_ignore_covers_every_rule_of_its_line_but_not_its_own_report() {
-    let used = project("amount >= 0:\n  action: warn  # dqlint: ignore\n  name: n\n", &[]);
+    let used = project(
+        "amount >= 0:\n  action: warn  # dqlint: ignore\n  name: n\n",
+        &[],
+    );
     assert_eq!(findings(used.path()), Vec::<String>::new());
-    let unused = project("amount >= 0:  # dqlint: ignore\n  action: drop\n  name: n\n", &[]);
-    assert_eq!(findings(unused.path()), ["expectations/orders.yaml:1 DQ009"]);
+    let unused = project(
+        "amount >= 0:  # dqlint: ignore\n  action: drop\n  name: n\n",
+        &[],
+    );
+    assert_eq!(
+        findings(unused.path()),
+        ["expectations/orders.yaml:1 DQ009"]
+    );
 }
 
 #[test]
 fn dq009_is_hidden_only_by_naming_it() {
     let kept = project("amount >= 0:\n  action: drop  # dqlint: ignore[DQ207, DQ009] kept for the next release\n  name: n\n", &[]);
     assert_eq!(findings(kept.path()), Vec::<String>::new());
-    let prefix = project("amount >= 0:\n  action: drop  # dqlint: ignore[DQ0]\n  name: n\n", &[]);
-    assert_eq!(findings(prefix.path()), ["expectations/orders.yaml:2 DQ009"]);
+    let prefix = project(
+        "amount >= 0:\n  action: drop  # dqlint: ignore[DQ0]\n  name: n\n",
+        &[],
+    );
+    assert_eq!(
+        findings(prefix.path()),
+        ["expectations/orders.yaml:2 DQ009"]
+    );
 }
 
 #[test]
 fn unknown_codes_are_reported_and_fixed_alone() {
-    let dir = project("amount >= 0:\n  action: warn  # dqlint: ignore[DQ207, DQ999] why\n  name: n\n", &[]);
+    let dir = project(
+        "amount >= 0:\n  action: warn  # dqlint: ignore[DQ207, DQ999] why\n  name: n\n",
+        &[],
+    );
     let reports = dq009(dir.path());
     assert_eq!(reports.len(), 1);
-    assert!(reports[0].message.contains("`DQ999` is not a dqlint rule"), "{}", reports[0].message);
-    assert_eq!(fixed(dir.path(), &reports[0]), "amount >= 0:\n  action: warn  # dqlint: ignore[DQ207] why\n  name: n\n");
+    assert!(
+        reports[0].message.contains("`DQ999` is not a dqlint rule"),
+        "{}",
+        reports[0].message
+    );
+    assert_eq!(
+        fixed(dir.path(), &reports[0]),
+        "amount >= 0:\n  action: warn  # dqlint: ignore[DQ207] why\n  name: n\n"
+    );
 }
 
 #[test]
 fn the_fix_removes_the_comment_or_its_line() {
-    let trailing = project("amount >= 0:\n  action: drop  # dqlint: ignore[DQ207] why\n  name: n\n", &[]);
+    let trailing = project(
+        "amount >= 0:\n  action: drop  # dqlint: ignore[DQ207] why\n  name: n\n",
+        &[],
+    );
     let report = &dq009(trailing.path())[0];
-    assert_eq!(fixed(trailing.path(), report), "amount >= 0:\n  action: drop\n  name: n\n");
-    let own_line = project("amount >= 0:\n  # dqlint: ignore[DQ207] why\n  action: drop\n  name: n\n", &[]);
+    assert_eq!(
+        fixed(trailing.path(), report),
+        "amount >= 0:\n  action: drop\n  name: n\n"
+    );
+    let own_line = project(
+        "amount >= 0:\n  # dqlint: ignore[DQ207] why\n  action: drop\n  name: n\n",
+        &[],
+    );
     let report = &dq009(own_line.path())[0];
-    assert_eq!(fixed(own_line.path(), report), "amount >= 0:\n  action: drop\n  name: n\n");
-    let with_note = project("amount >= 0:\n  action: drop  # checked by finance; dqlint: ignore[DQ207]\n  name: n\n", &[]);
+    assert_eq!(
+        fixed(own_line.path(), report),
+        "amount >= 0:\n  action: drop\n  name: n\n"
+    );
+    let with_note = project(
+        "amount >= 0:\n  action: drop  # checked by finance; dqlint: ignore[DQ207]\n  name: n\n",
+        &[],
+    );
     let report = &dq009(with_note.path())[0];
-    assert_eq!(fixed(with_note.path(), report), "amount >= 0:\n  action: drop  # checked by finance;\n  name: n\n");
+    assert_eq!(
+        fixed(with_note.path(), report),
+        "amount >= 0:\n  action: drop  # checked by finance;\n  name: n\n"
+    );
 }
 
 #[test]
 fn rules_that_did_not_run_leave_no_unused_report() {
-    let dir = project("amount >= 0:\n  action: drop  # dqlint: ignore[DQ207]\n  name: n\n", &[]);
-    let deselected = Selection { select: vec![], ignore: vec!["DQ207".into()] };
+    let dir = project(
+        "amount >= 0:\n  action: drop  # dqlint: ignore[DQ207]\n  name: n\n",
+        &[],
+    );
+    let deselected = Selection {
+        select: vec![],
+        ignore: vec!["DQ207".into()],
+    };
     let (project, found) = run(dir.path(), &Config::default(), &deselected, &[]);
     assert_eq!(describe(&project, &found), Vec::<String>::new());
-    let config = Config::parse("[[overrides]]\nfiles = [\"expectations/**\"]\nignore = [\"DQ2\"]\n", Path::new("dqlint.toml")).unwrap();
+    let config = Config::parse(
+        "[[overrides]]\nfiles = [\"expectations/**\"]\nignore = [\"DQ2\"]\n",
+        Path::new("dqlint.toml"),
+    )
+    .unwrap();
     let (project, found) = run(dir.path(), &config, &Selection::default(), &[]);
     assert_eq!(describe(&project, &found), Vec::<String>::new());
 }
 
 #[test]
 fn narrowed_environments_leave_no_unused_report() {
-    let dir = project("amount >= 0:\n  action: drop  # dqlint: ignore[DQ207]\n  name: n\n", &[]);
-    let (project, found) = run(dir.path(), &Config::default(), &Selection::default(), &["dev"]);
+    let dir = project(
+        "amount >= 0:\n  action: drop  # dqlint: ignore[DQ207]\n  name: n\n",
+        &[],
+    );
+    let (project, found) = run(
+        dir.path(),
+        &Config::default(),
+        &Selection::default(),
+        &["dev"],
+    );
     assert_eq!(describe(&project, &found), Vec::<String>::new());
-    let (project, found) = run(dir.path(), &Config::default(), &Selection::default(), &["dev", "prod"]);
-    assert_eq!(describe(&project, &found), ["expectations/orders.yaml:2 DQ009"]);
+    let (project, found) = run(
+        dir.path(),
+        &Config::default(),
+        &Selection::default(),
+        &["dev", "prod"],
+    );
+    assert_eq!(
+        describe(&project, &found),
+        ["expectations/orders.yaml:2 DQ009"]
+    );
     // The configuration may declare the environments that matter.
     let config = Config::parse("envs = [\"dev\"]\n", Path::new("dqlint.toml")).unwrap();
     let (project, found) = run(dir.path(), &config, &Selection::default(), &[]);
-    assert_eq!(describe(&project, &found), ["expectations/orders.yaml:2 DQ009"]);
+    assert_eq!(
+        describe(&project, &found),
+        ["expectations/orders.yaml:2 DQ009"]
+    );
 }
 
-const UNSCOPED_UPDATE: &str = "UPDATE ${catalog}.ops.dlq SET _dlq_status = 'fixed' WHERE _dlq_status = 'quarantined'";
+const UNSCOPED_UPDATE: &str =
+    "UPDATE ${catalog}.ops.dlq SET _dlq_status = 'fixed' WHERE _dlq_status = 'quarantined'";
 
 #[test]
 fn sql_comments_suppress_but_not_inside_strings() {
-    let plain = project(WARN_RULE, &[("sql/fix.sql", &format!("{UNSCOPED_UPDATE};\n"))]);
+    let plain = project(
+        WARN_RULE,
+        &[("sql/fix.sql", &format!("{UNSCOPED_UPDATE};\n"))],
+    );
     assert!(findings(plain.path()).contains(&"sql/fix.sql:1 DQ409".to_string()));
-    let trailing = project(WARN_RULE, &[("sql/fix.sql", &format!("{UNSCOPED_UPDATE}; -- dqlint: ignore[DQ409] every source\n"))]);
-    assert!(!findings(trailing.path()).iter().any(|f| f.starts_with("sql/")));
-    let above = project(WARN_RULE, &[("sql/fix.sql", &format!("-- dqlint: ignore[dlq-update-not-scoped]\n{UNSCOPED_UPDATE};\n"))]);
+    let trailing = project(
+        WARN_RULE,
+        &[(
+            "sql/fix.sql",
+            &format!("{UNSCOPED_UPDATE}; -- dqlint: ignore[DQ409] every source\n"),
+        )],
+    );
+    assert!(!findings(trailing.path())
+        .iter()
+        .any(|f| f.starts_with("sql/")));
+    let above = project(
+        WARN_RULE,
+        &[(
+            "sql/fix.sql",
+            &format!("-- dqlint: ignore[dlq-update-not-scoped]\n{UNSCOPED_UPDATE};\n"),
+        )],
+    );
     assert!(!findings(above.path()).iter().any(|f| f.starts_with("sql/")));
-    let file = project(WARN_RULE, &[("sql/fix.sql", &format!("-- Cleanup.\n-- dqlint: ignore-file[DQ4]\n\n{UNSCOPED_UPDATE};\n"))]);
+    let file = project(
+        WARN_RULE,
+        &[(
+            "sql/fix.sql",
+            &format!("-- Cleanup.\n-- dqlint: ignore-file[DQ4]\n\n{UNSCOPED_UPDATE};\n"),
+        )],
+    );
     assert!(!findings(file.path()).iter().any(|f| f.starts_with("sql/")));
     let in_string = project(
         WARN_RULE,
-        &[("sql/fix.sql", &format!("{UNSCOPED_UPDATE} AND _dlq_sk <> '-- dqlint: ignore[DQ409]';\n"))],
+        &[(
+            "sql/fix.sql",
+            &format!("{UNSCOPED_UPDATE} AND _dlq_sk <> '-- dqlint: ignore[DQ409]';\n"),
+        )],
     );
     let found = findings(in_string.path());
-    assert!(found.contains(&"sql/fix.sql:1 DQ409".to_string()) && !found.iter().any(|f| f.ends_with("DQ009")), "{found:?}");
+    assert!(
+        found.contains(&"sql/fix.sql:1 DQ409".to_string())
+            && !found.iter().any(|f| f.ends_with("DQ009")),
+        "{found:?}"
+    );
 }
 
 #[test]
 fn json_files_have_no_suppressions() {
     let json = r#"[{"name": "n", "constraint": "amount >= 0", "type": "expect"}]"#;
     let flowgroup = FLOWGROUP.replace("expectations/orders.yaml", "expectations/orders.json");
-    let dir = project(WARN_RULE, &[("expectations/orders.json", json), ("pipelines/bronze/orders.yaml", &flowgroup)]);
+    let dir = project(
+        WARN_RULE,
+        &[
+            ("expectations/orders.json", json),
+            ("pipelines/bronze/orders.yaml", &flowgroup),
+        ],
+    );
     assert_eq!(findings(dir.path()), ["expectations/orders.json:1 DQ207"]);
 }
 
@@ -258,9 +429,21 @@ actions:
 ";
     let flowgroup = "pipeline: bronze\nflowgroup: orders\nuse_template: dq_feed\ntemplate_parameters:\n  entity: orders\n";
     let unsuppressed = template.replace("  # dqlint: ignore[DQ105] batch on purpose", "");
-    let dir = project(WARN_RULE, &[("templates/dq_feed.yaml", &unsuppressed), ("pipelines/bronze/orders.yaml", flowgroup)]);
+    let dir = project(
+        WARN_RULE,
+        &[
+            ("templates/dq_feed.yaml", &unsuppressed),
+            ("pipelines/bronze/orders.yaml", flowgroup),
+        ],
+    );
     assert_eq!(findings(dir.path()), ["templates/dq_feed.yaml:11 DQ105"]);
-    let dir = project(WARN_RULE, &[("templates/dq_feed.yaml", template), ("pipelines/bronze/orders.yaml", flowgroup)]);
+    let dir = project(
+        WARN_RULE,
+        &[
+            ("templates/dq_feed.yaml", template),
+            ("pipelines/bronze/orders.yaml", flowgroup),
+        ],
+    );
     assert_eq!(findings(dir.path()), Vec::<String>::new());
 }
 
@@ -277,21 +460,35 @@ fn configured_severity_applies_per_file() {
 
 #[test]
 fn ddl_globs_choose_the_sql_files() {
-    let dir = project(WARN_RULE, &[("sql/scratch/old.sql", &format!("{UNSCOPED_UPDATE};\n"))]);
+    let dir = project(
+        WARN_RULE,
+        &[("sql/scratch/old.sql", &format!("{UNSCOPED_UPDATE};\n"))],
+    );
     assert!(findings(dir.path()).contains(&"sql/scratch/old.sql:1 DQ409".to_string()));
     let config = Config::parse("ddl = [\"sql/*.sql\"]\n", Path::new("dqlint.toml")).unwrap();
     let (project, found) = run(dir.path(), &config, &Selection::default(), &[]);
-    assert_eq!(describe(&project, &found), ["expectations/orders.yaml:2 DQ207"]);
+    assert_eq!(
+        describe(&project, &found),
+        ["expectations/orders.yaml:2 DQ207"]
+    );
     let config = Config::parse("ddl = [\"other/*.sql\"]\n", Path::new("dqlint.toml")).unwrap();
     let (project, found) = run(dir.path(), &config, &Selection::default(), &[]);
-    assert!(describe(&project, &found).iter().any(|f| f.ends_with("DQ402")), "without the DDL file, the DLQ has no DDL");
+    assert!(
+        describe(&project, &found)
+            .iter()
+            .any(|f| f.ends_with("DQ402")),
+        "without the DDL file, the DLQ has no DDL"
+    );
 }
 
 /// The edit "suppress on this line" makes, applied; `None` when none is
 /// offered.
 fn suppressed_text(dir: &Path, code: &str) -> Option<(String, Vec<String>)> {
     let (project, found) = run(dir, &Config::default(), &Selection::default(), &[]);
-    let d = found.iter().find(|d| d.rule.code == code).expect("the finding to suppress");
+    let d = found
+        .iter()
+        .find(|d| d.rule.code == code)
+        .expect("the finding to suppress");
     let file = project.file(d.primary.file);
     let edit = dqlint_linter::suppression::suppress_edit(file, d.rule, d.primary.span.start)?;
     let mut text = file.text.to_string();
@@ -304,21 +501,40 @@ fn suppressed_text(dir: &Path, code: &str) -> Option<(String, Vec<String>)> {
 fn suppress_on_this_line_appends_a_comment_and_hides_the_finding() {
     let dir = project(WARN_RULE, &[]);
     let (text, after) = suppressed_text(dir.path(), "DQ207").unwrap();
-    assert_eq!(text, "amount >= 0:\n  action: warn  # dqlint: ignore[DQ207]\n  name: non_negative_amount\n");
+    assert_eq!(
+        text,
+        "amount >= 0:\n  action: warn  # dqlint: ignore[DQ207]\n  name: non_negative_amount\n"
+    );
     assert_eq!(after, Vec::<String>::new());
 
-    let dir = project(WARN_RULE, &[("sql/fix.sql", &format!("{UNSCOPED_UPDATE};\n"))]);
+    let dir = project(
+        WARN_RULE,
+        &[("sql/fix.sql", &format!("{UNSCOPED_UPDATE};\n"))],
+    );
     let (text, after) = suppressed_text(dir.path(), "DQ409").unwrap();
-    assert_eq!(text, format!("{UNSCOPED_UPDATE};  -- dqlint: ignore[DQ409]\n"));
+    assert_eq!(
+        text,
+        format!("{UNSCOPED_UPDATE};  -- dqlint: ignore[DQ409]\n")
+    );
     assert!(!after.iter().any(|f| f.starts_with("sql/")), "{after:?}");
 }
 
 #[test]
 fn suppress_on_this_line_extends_a_directive_already_there() {
-    let dir = project("amount >= 0:\n  action: warn  # dqlint: ignore[DQ303] reason\n  name: n\n", &[]);
+    let dir = project(
+        "amount >= 0:\n  action: warn  # dqlint: ignore[DQ303] reason\n  name: n\n",
+        &[],
+    );
     let (text, after) = suppressed_text(dir.path(), "DQ207").unwrap();
-    assert_eq!(text, "amount >= 0:\n  action: warn  # dqlint: ignore[DQ303, DQ207] reason\n  name: n\n");
-    assert_eq!(after, ["expectations/orders.yaml:2 DQ009"], "DQ303 was unused before and still is");
+    assert_eq!(
+        text,
+        "amount >= 0:\n  action: warn  # dqlint: ignore[DQ303, DQ207] reason\n  name: n\n"
+    );
+    assert_eq!(
+        after,
+        ["expectations/orders.yaml:2 DQ009"],
+        "DQ303 was unused before and still is"
+    );
 }
 
 #[test]
@@ -329,6 +545,12 @@ fn suppress_on_this_line_is_not_offered_where_a_comment_cannot_go() {
     assert_eq!(suppressed_text(block.path(), "DQ303"), None);
     let json = r#"[{"name": "n", "constraint": "amount >= 0", "type": "expect"}]"#;
     let flowgroup = FLOWGROUP.replace("expectations/orders.yaml", "expectations/orders.json");
-    let dir = project(WARN_RULE, &[("expectations/orders.json", json), ("pipelines/bronze/orders.yaml", &flowgroup)]);
+    let dir = project(
+        WARN_RULE,
+        &[
+            ("expectations/orders.json", json),
+            ("pipelines/bronze/orders.yaml", &flowgroup),
+        ],
+    );
     assert_eq!(suppressed_text(dir.path(), "DQ207"), None);
 }

@@ -21,7 +21,11 @@ fn code_action_params(uri: &str, start: (u32, u32), end: (u32, u32)) -> Value {
 fn suppress_actions(actions: &Value) -> Vec<&Value> {
     actions
         .as_array()
-        .map(|a| a.iter().filter(|a| a["kind"] == "quickfix.dqlint.suppress").collect())
+        .map(|a| {
+            a.iter()
+                .filter(|a| a["kind"] == "quickfix.dqlint.suppress")
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -37,10 +41,17 @@ async fn suppress_on_this_line_inserts_a_comment_that_hides_the_finding() {
 
     // `    readMode: batch` (line 19): the cursor on `batch`.
     let actions = client
-        .request("textDocument/codeAction", code_action_params(&uri, (19, 14), (19, 19)))
+        .request(
+            "textDocument/codeAction",
+            code_action_params(&uri, (19, 14), (19, 19)),
+        )
         .await;
     let suppress = suppress_actions(&actions);
-    assert_eq!(suppress.len(), 1, "one action, for the finding under the cursor: {actions:#}");
+    assert_eq!(
+        suppress.len(),
+        1,
+        "one action, for the finding under the cursor: {actions:#}"
+    );
     assert_eq!(suppress[0]["title"], "Suppress DQ105 on this line");
     assert_eq!(suppress[0]["diagnostics"][0]["code"], "DQ105");
     assert_eq!(
@@ -61,7 +72,13 @@ async fn suppress_on_this_line_inserts_a_comment_that_hides_the_finding() {
     assert_eq!(suppress_actions(&only).len(), 1);
 
     // Applying it hides DQ105 and leaves no unused suppression.
-    client.change(&project.path(FLOWGROUP_PATH), 2, (19, 19), (19, 19), "  # dqlint: ignore[DQ105]");
+    client.change(
+        &project.path(FLOWGROUP_PATH),
+        2,
+        (19, 19),
+        (19, 19),
+        "  # dqlint: ignore[DQ105]",
+    );
     let after = client.diagnostics(&uri, |p| p["version"] == 2).await;
     assert_eq!(codes(&after), ["DQ603"]);
     assert!(client.shutdown_and_exit().await);
@@ -83,7 +100,8 @@ actions:
       dlq_table: ${catalog}.ops.dlq
       source_table: ${catalog}.bronze.orders
 ";
-    let json_rules = "[{\"name\": \"positive\", \"constraint\": \"amount > 0\", \"type\": \"expect\"}]\n";
+    let json_rules =
+        "[{\"name\": \"positive\", \"constraint\": \"amount > 0\", \"type\": \"expect\"}]\n";
     let project = TestProject::new(&[
         ("lhp.yaml", LHP_YAML),
         ("substitutions/dev.yaml", SUBSTITUTIONS),
@@ -97,9 +115,15 @@ actions:
     let published = client.diagnostics(&uri, |p| p["version"] == 1).await;
     assert_eq!(codes(&published), ["DQ207"]);
     let actions = client
-        .request("textDocument/codeAction", code_action_params(&uri, (0, 0), (0, 80)))
+        .request(
+            "textDocument/codeAction",
+            code_action_params(&uri, (0, 0), (0, 80)),
+        )
         .await;
-    assert!(suppress_actions(&actions).is_empty(), "JSON has no comments: {actions:#}");
+    assert!(
+        suppress_actions(&actions).is_empty(),
+        "JSON has no comments: {actions:#}"
+    );
     assert!(client.shutdown_and_exit().await);
 }
 
@@ -122,7 +146,11 @@ async fn the_project_configuration_applies_and_is_watched() {
     assert_eq!(codes(&first), ["DQ105", "DQ603"]);
 
     // A new dqlint.toml turns DQ105 off and makes DQ603 an error.
-    std::fs::write(&config, "ignore = [\"DQ105\"]\n[severity]\nDQ603 = \"error\"\n").unwrap();
+    std::fs::write(
+        &config,
+        "ignore = [\"DQ105\"]\n[severity]\nDQ603 = \"error\"\n",
+    )
+    .unwrap();
     client.notify(
         "workspace/didChangeWatchedFiles",
         json!({ "changes": [{ "uri": common::uri(&config), "type": 1 }] }),
@@ -137,11 +165,18 @@ async fn the_project_configuration_applies_and_is_watched() {
         json!({ "changes": [{ "uri": common::uri(&config), "type": 2 }] }),
     );
     let shown = client
-        .wait_for("window/showMessage", |m| m["method"] == "window/showMessage")
+        .wait_for("window/showMessage", |m| {
+            m["method"] == "window/showMessage"
+        })
         .await;
     let message = shown["params"]["message"].as_str().unwrap();
-    assert!(message.contains("dqlint.toml:2:1: unknown key `selct`"), "{message}");
-    let defaults = client.diagnostics(&uri, |p| codes(p) == ["DQ105", "DQ603"]).await;
+    assert!(
+        message.contains("dqlint.toml:2:1: unknown key `selct`"),
+        "{message}"
+    );
+    let defaults = client
+        .diagnostics(&uri, |p| codes(p) == ["DQ105", "DQ603"])
+        .await;
     assert_eq!(diagnostic(&defaults, "DQ603")["severity"], 2);
     assert!(client.shutdown_and_exit().await);
 }
@@ -151,11 +186,18 @@ async fn the_config_path_setting_replaces_the_project_file() {
     let project = orders_project();
     std::fs::write(project.path("dqlint.toml"), "ignore = [\"DQ105\"]\n").unwrap();
     std::fs::create_dir_all(project.path("ci")).unwrap();
-    std::fs::write(project.path("ci/only-tokens.toml"), "select = [\"DQ6\"]\n[severity]\nDQ603 = \"info\"\n").unwrap();
+    std::fs::write(
+        project.path("ci/only-tokens.toml"),
+        "select = [\"DQ6\"]\n[severity]\nDQ603 = \"info\"\n",
+    )
+    .unwrap();
     let uri = project.uri(FLOWGROUP_PATH);
     let mut client = TestClient::start();
     client
-        .initialize(&project.root, json!({ "debounceMs": 10, "configPath": "ci/only-tokens.toml" }))
+        .initialize(
+            &project.root,
+            json!({ "debounceMs": 10, "configPath": "ci/only-tokens.toml" }),
+        )
         .await;
     let published = client.diagnostics(&uri, |p| !codes(p).is_empty()).await;
     assert_eq!(codes(&published), ["DQ603"]);
@@ -167,7 +209,10 @@ async fn the_config_path_setting_replaces_the_project_file() {
 async fn hover_on_a_suppressed_code_shows_the_rule() {
     let project = orders_project();
     let flowgroup = project.path(FLOWGROUP_PATH);
-    let text = std::fs::read_to_string(&flowgroup).unwrap().replace("readMode: batch", "readMode: batch  # dqlint: ignore[DQ105, DQ6, DQ009]");
+    let text = std::fs::read_to_string(&flowgroup).unwrap().replace(
+        "readMode: batch",
+        "readMode: batch  # dqlint: ignore[DQ105, DQ6, DQ009]",
+    );
     std::fs::write(&flowgroup, text).unwrap();
     let uri = project.uri(FLOWGROUP_PATH);
     let mut client = TestClient::start();
@@ -178,9 +223,15 @@ async fn hover_on_a_suppressed_code_shows_the_rule() {
     let hover = client.request("textDocument/hover", at(40)).await;
     assert_eq!(hover["range"], range((19, 38), (19, 43)));
     let value = hover["contents"]["value"].as_str().unwrap();
-    assert!(value.starts_with("### DQ105 non-stream-read-mode"), "{value}");
+    assert!(
+        value.starts_with("### DQ105 non-stream-read-mode"),
+        "{value}"
+    );
     let prefix = client.request("textDocument/hover", at(46)).await;
     let value = prefix["contents"]["value"].as_str().unwrap();
-    assert!(value.starts_with("`DQ6` covers 5 rules") && value.contains("DQ601"), "{value}");
+    assert!(
+        value.starts_with("`DQ6` covers 5 rules") && value.contains("DQ601"),
+        "{value}"
+    );
     assert!(client.shutdown_and_exit().await);
 }

@@ -7,7 +7,10 @@ use std::process::{Command, Output};
 use tempfile::TempDir;
 
 fn fixture(code: &str, kind: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/rules").join(code).join(kind)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/rules")
+        .join(code)
+        .join(kind)
 }
 
 /// A copy of `fixtures/rules/DQ207/bad` (one DQ207 warning) with extra files.
@@ -54,9 +57,19 @@ fn stderr(output: &Output) -> String {
 
 /// The run failed with one clear message and exit code 2.
 fn assert_config_error(output: &Output, expected: &str) {
-    assert_eq!(output.status.code(), Some(2), "stdout: {}\nstderr: {}", stdout(output), stderr(output));
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "stdout: {}\nstderr: {}",
+        stdout(output),
+        stderr(output)
+    );
     assert_eq!(stderr(output).trim_end(), expected);
-    assert!(stdout(output).is_empty(), "no report on a failed run: {}", stdout(output));
+    assert!(
+        stdout(output).is_empty(),
+        "no report on a failed run: {}",
+        stdout(output)
+    );
 }
 
 #[test]
@@ -69,7 +82,10 @@ fn without_configuration_the_warning_shows() {
 
 #[test]
 fn the_project_configuration_raises_the_severity_and_fails_the_run() {
-    let dir = project(&[("dqlint.toml", "[severity]\nquarantine-coerces-action = \"error\"\n")]);
+    let dir = project(&[(
+        "dqlint.toml",
+        "[severity]\nquarantine-coerces-action = \"error\"\n",
+    )]);
     let out = dqlint(dir.path(), &[]);
     assert_eq!(out.status.code(), Some(1), "an error finding fails the run");
     assert!(stdout(&out).contains("error[DQ207]"), "{}", stdout(&out));
@@ -82,25 +98,49 @@ fn configuration_ignore_and_command_line_select() {
     assert_eq!((out.status.code(), stdout(&out)), (Some(0), String::new()));
     // --select starts afresh: the configuration's `ignore` gives way.
     assert!(stdout(&dqlint(dir.path(), &["--select", "DQ207"])).contains("DQ207"));
-    assert_eq!(stdout(&dqlint(dir.path(), &["--select", "DQ207", "--ignore", "DQ2"])), "");
+    assert_eq!(
+        stdout(&dqlint(
+            dir.path(),
+            &["--select", "DQ207", "--ignore", "DQ2"]
+        )),
+        ""
+    );
     let dir = project(&[("dqlint.toml", "select = [\"DQ4\"]\n")]);
     assert_eq!(stdout(&dqlint(dir.path(), &[])), "");
-    assert!(stdout(&dqlint(dir.path(), &["--select", "DQ2"])).contains("DQ207"), "--select replaces `select`");
+    assert!(
+        stdout(&dqlint(dir.path(), &["--select", "DQ2"])).contains("DQ207"),
+        "--select replaces `select`"
+    );
 }
 
 #[test]
 fn overrides_apply_by_file() {
-    let dir = project(&[("dqlint.toml", "[[overrides]]\nfiles = [\"expectations/*.yaml\"]\nignore = [\"DQ207\"]\n")]);
+    let dir = project(&[(
+        "dqlint.toml",
+        "[[overrides]]\nfiles = [\"expectations/*.yaml\"]\nignore = [\"DQ207\"]\n",
+    )]);
     assert_eq!(stdout(&dqlint(dir.path(), &[])), "");
-    let dir = project(&[("dqlint.toml", "[[overrides]]\nfiles = [\"pipelines/**\"]\nignore = [\"DQ207\"]\n")]);
+    let dir = project(&[(
+        "dqlint.toml",
+        "[[overrides]]\nfiles = [\"pipelines/**\"]\nignore = [\"DQ207\"]\n",
+    )]);
     assert!(stdout(&dqlint(dir.path(), &[])).contains("DQ207"));
 }
 
 #[test]
 fn explicit_config_replaces_the_project_one() {
-    let dir = project(&[("dqlint.toml", "ignore = [\"DQ207\"]\n"), ("ci/strict.toml", "[severity]\nDQ207 = \"error\"\n")]);
+    let dir = project(&[
+        ("dqlint.toml", "ignore = [\"DQ207\"]\n"),
+        ("ci/strict.toml", "[severity]\nDQ207 = \"error\"\n"),
+    ]);
     let out = dqlint(dir.path(), &["--config", "ci/strict.toml"]);
-    assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
     assert!(stdout(&out).contains("error[DQ207]"));
 }
 
@@ -108,7 +148,10 @@ fn explicit_config_replaces_the_project_one() {
 fn a_suppressed_finding_leaves_every_format_and_the_exit_status() {
     let dir = project(&[
         ("dqlint.toml", "[severity]\nDQ207 = \"error\"\n"),
-        ("expectations/orders_quality.yaml", "amount >= 0:\n  action: warn  # dqlint: ignore[DQ207] on purpose\n  name: n\n"),
+        (
+            "expectations/orders_quality.yaml",
+            "amount >= 0:\n  action: warn  # dqlint: ignore[DQ207] on purpose\n  name: n\n",
+        ),
     ]);
     let out = dqlint(dir.path(), &[]);
     assert_eq!((out.status.code(), stdout(&out)), (Some(0), String::new()));
@@ -141,7 +184,12 @@ fn unknown_rule_code_in_select_or_ignore() {
     let dir = project(&[("dqlint.toml", "select = [\"quarantine-coerce-action\"]\n")]);
     let out = dqlint(dir.path(), &[]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).starts_with("dqlint: error: dqlint.toml:1:11: `quarantine-coerce-action` in `select`"), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .starts_with("dqlint: error: dqlint.toml:1:11: `quarantine-coerce-action` in `select`"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -168,7 +216,13 @@ fn unreadable_configuration() {
     let dir = project(&[]);
     let out = dqlint(dir.path(), &["--config", "missing.toml"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).starts_with("dqlint: error: missing.toml: cannot read the configuration: No such file"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with(
+            "dqlint: error: missing.toml: cannot read the configuration: No such file"
+        ),
+        "{}",
+        stderr(&out)
+    );
     std::fs::create_dir(dir.path().join("dqlint.toml")).unwrap();
     assert_config_error(
         &dqlint(dir.path(), &[]),
@@ -178,5 +232,9 @@ fn unreadable_configuration() {
     std::fs::write(dir.path().join("dqlint.toml"), b"select = [\"\xff\"]\n").unwrap();
     let out = dqlint(dir.path(), &[]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).starts_with("dqlint: error: dqlint.toml: cannot read the configuration"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("dqlint: error: dqlint.toml: cannot read the configuration"),
+        "{}",
+        stderr(&out)
+    );
 }

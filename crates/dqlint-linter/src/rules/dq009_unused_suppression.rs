@@ -63,26 +63,41 @@ pub fn unused(
 ) -> Option<Diagnostic> {
     let me = rule("DQ009");
     if let Some(problem) = &directive.problem {
-        return Some(Diagnostic::at(me, file.id, directive.span.clone(), problem.clone()));
+        return Some(Diagnostic::at(
+            me,
+            file.id,
+            directive.span.clone(),
+            problem.clone(),
+        ));
     }
     let place = match directive.scope {
         Scope::File => "in this file".to_string(),
         Scope::Line(line) => {
             let here = file.lines.line_of(directive.comment.start);
-            if line == here { "on this line".to_string() } else { format!("on line {}", line + 1) }
+            if line == here {
+                "on this line".to_string()
+            } else {
+                format!("on line {}", line + 1)
+            }
         }
     };
     let remove_all = || Fix {
         applicability: Applicability::Safe,
         description: "remove the unused suppression".into(),
-        edits: vec![Edit { file: file.id, span: removal(file, directive), new_text: String::new() }],
+        edits: vec![Edit {
+            file: file.id,
+            span: removal(file, directive),
+            new_text: String::new(),
+        }],
     };
     if directive.is_bare() {
         if usage.bare {
             return None;
         }
         let message = format!("unused suppression: no finding {place}");
-        return Some(Diagnostic::at(me, file.id, directive.span.clone(), message).fix(remove_all()));
+        return Some(
+            Diagnostic::at(me, file.id, directive.span.clone(), message).fix(remove_all()),
+        );
     }
     let mut unknown = Vec::new();
     let mut unused = Vec::new();
@@ -90,7 +105,10 @@ pub fn unused(
     for (entry, used) in directive.entries.iter().zip(&usage.entries) {
         if !entry.is_known() {
             unknown.push(entry);
-        } else if !used && !entry.names_unused_suppression() && RULES.iter().any(|r| entry.covers(r) && ran(r)) {
+        } else if !used
+            && !entry.names_unused_suppression()
+            && RULES.iter().any(|r| entry.covers(r) && ran(r))
+        {
             unused.push(entry);
         } else {
             keep.push(entry);
@@ -99,17 +117,33 @@ pub fn unused(
     if unknown.is_empty() && unused.is_empty() {
         return None;
     }
-    let quote = |list: &[&crate::suppression::Entry]| list.iter().map(|e| format!("`{}`", e.text)).collect::<Vec<_>>().join(", ");
+    let quote = |list: &[&crate::suppression::Entry]| {
+        list.iter()
+            .map(|e| format!("`{}`", e.text))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let mut parts = Vec::new();
     if !unused.is_empty() {
-        parts.push(format!("unused suppression of {}: no such finding {place}", quote(&unused)));
+        parts.push(format!(
+            "unused suppression of {}: no such finding {place}",
+            quote(&unused)
+        ));
     }
     if !unknown.is_empty() {
-        let what = if unknown.len() == 1 { "is not a dqlint rule code, prefix or name" } else { "are not dqlint rule codes, prefixes or names" };
+        let what = if unknown.len() == 1 {
+            "is not a dqlint rule code, prefix or name"
+        } else {
+            "are not dqlint rule codes, prefixes or names"
+        };
         parts.push(format!("{} {what} (see `dqlint rule`)", quote(&unknown)));
     }
     let reported: Vec<_> = unused.iter().chain(&unknown).collect();
-    let span = if reported.len() == 1 && !keep.is_empty() { reported[0].span.clone() } else { directive.span.clone() };
+    let span = if reported.len() == 1 && !keep.is_empty() {
+        reported[0].span.clone()
+    } else {
+        directive.span.clone()
+    };
     let fix = if keep.is_empty() {
         remove_all()
     } else {
@@ -117,8 +151,15 @@ pub fn unused(
         let kept: Vec<&str> = keep.iter().map(|e| e.text.as_str()).collect();
         Fix {
             applicability: Applicability::Safe,
-            description: format!("remove {} from the suppression", quote(&reported.iter().map(|e| **e).collect::<Vec<_>>())),
-            edits: vec![Edit { file: file.id, span: list, new_text: kept.join(", ") }],
+            description: format!(
+                "remove {} from the suppression",
+                quote(&reported.iter().map(|e| **e).collect::<Vec<_>>())
+            ),
+            edits: vec![Edit {
+                file: file.id,
+                span: list,
+                new_text: kept.join(", "),
+            }],
         }
     };
     Some(Diagnostic::at(me, file.id, span, parts.join("; ")).fix(fix))

@@ -9,11 +9,11 @@ use std::collections::{HashMap, HashSet};
 
 use dqlint_linter::suppression::{suppress_edit, UNUSED_SUPPRESSION};
 use dqlint_linter::Diagnostic as Finding;
-use dqlint_project::SourceFile;
 use dqlint_linter::RULES;
+use dqlint_project::SourceFile;
 use tower_lsp_server::ls_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, Hover, HoverContents, MarkupContent, MarkupKind, Range, TextEdit,
-    WorkspaceEdit,
+    CodeAction, CodeActionKind, CodeActionOrCommand, Hover, HoverContents, MarkupContent,
+    MarkupKind, Range, TextEdit, WorkspaceEdit,
 };
 
 use crate::convert::{self, UriMap};
@@ -31,7 +31,9 @@ pub fn actions(
     range: &Range,
     overlaps: impl Fn(&Range, &Range) -> bool,
 ) -> Vec<CodeActionOrCommand> {
-    let Some(uri) = uris.uri(&file.path) else { return Vec::new() };
+    let Some(uri) = uris.uri(&file.path) else {
+        return Vec::new();
+    };
     let mut offered: HashSet<(&str, usize)> = HashSet::new();
     let mut out = Vec::new();
     for finding in findings {
@@ -47,13 +49,21 @@ pub fn actions(
         if !offered.insert((finding.rule.code, line)) {
             continue;
         }
-        let Some(edit) = suppress_edit(file, finding.rule, finding.primary.span.start) else { continue };
-        let text_edit = TextEdit { range: convert::range(file, &edit.span), new_text: edit.new_text };
+        let Some(edit) = suppress_edit(file, finding.rule, finding.primary.span.start) else {
+            continue;
+        };
+        let text_edit = TextEdit {
+            range: convert::range(file, &edit.span),
+            new_text: edit.new_text,
+        };
         out.push(CodeActionOrCommand::CodeAction(CodeAction {
             title: format!("Suppress {} on this line", finding.rule.code),
             kind: Some(CodeActionKind::new(SUPPRESS)),
             diagnostics: Some(vec![diagnostic]),
-            edit: Some(WorkspaceEdit { changes: Some(HashMap::from([(uri.clone(), vec![text_edit])])), ..WorkspaceEdit::default() }),
+            edit: Some(WorkspaceEdit {
+                changes: Some(HashMap::from([(uri.clone(), vec![text_edit])])),
+                ..WorkspaceEdit::default()
+            }),
             is_preferred: Some(false),
             ..CodeAction::default()
         }));
@@ -67,21 +77,41 @@ pub fn hover(file: &SourceFile, offset: usize) -> Option<Hover> {
     let directive = dqlint_linter::suppression::directives(file)
         .into_iter()
         .find(|d| d.span.start <= offset && offset <= d.span.end)?;
-    let entry = directive.entries.iter().find(|e| e.span.start <= offset && offset <= e.span.end)?;
+    let entry = directive
+        .entries
+        .iter()
+        .find(|e| e.span.start <= offset && offset <= e.span.end)?;
     let rules: Vec<_> = RULES.iter().filter(|r| entry.covers(r)).collect();
     let value = match rules.as_slice() {
-        [] => format!("`{}` is not a dqlint rule code, prefix or name.", entry.text),
-        [rule] => format!("### {} {}\n\nDefault severity: {}\n\n{}", rule.code, rule.name, rule.severity.as_str(), rule.doc().replace("\n## ", "\n#### ")),
+        [] => format!(
+            "`{}` is not a dqlint rule code, prefix or name.",
+            entry.text
+        ),
+        [rule] => format!(
+            "### {} {}\n\nDefault severity: {}\n\n{}",
+            rule.code,
+            rule.name,
+            rule.severity.as_str(),
+            rule.doc().replace("\n## ", "\n#### ")
+        ),
         many => {
             let mut out = format!("`{}` covers {} rules:\n\n", entry.text, many.len());
             for rule in many {
-                out.push_str(&format!("- **{}** `{}`: {}\n", rule.code, rule.name, rule.summary()));
+                out.push_str(&format!(
+                    "- **{}** `{}`: {}\n",
+                    rule.code,
+                    rule.name,
+                    rule.summary()
+                ));
             }
             out
         }
     };
     Some(Hover {
-        contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value }),
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value,
+        }),
         range: Some(convert::range(file, &entry.span)),
     })
 }
