@@ -292,96 +292,121 @@ pub fn removal(file: &SourceFile, d: &Directive) -> Range<usize> {
 }
 
 /// The edit that makes a directive cover `rule` for the finding starting
-/// at `offset`: the code added to a directive already on that line, else
-/// `# dqlint: ignore[CODE]` (`--` in SQL) at the end of the line, else on
-/// its own line above with the same indentation. Each candidate is checked
-/// by reading the edited text back (inside a YAML block scalar a `#` is
-/// text, not a comment): `None` when no placement works, and for JSON.
+/// at `offset`: the code added to a directive that already covers that
+/// line, else `# dqlint: ignore[CODE]` (`--` in SQL) at the end of the
+/// line, else on its own line above with the same indentation. Each
+/// candidate is checked by reading the edited text back (inside a YAML
+/// block scalar a `#` is text, not a comment): `None` when no placement
+/// works, and for JSON.
 pub fn suppress_edit(file: &SourceFile, rule: &RuleMeta, offset: usize) -> Option<Edit> {
-    let is_sql = file.kind == FileKind::Sql;
-    if file.read_error.is_some()
-        || (!is_sql && file.yaml.is_none())
-        || file
-            .path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-    {
-        return None;
-    }
+    let marker = comment_marker(file)?;
     let text: &str = &file.text;
     let line = file.lines.line_of(offset);
     let range = file.lines.line_range(text, line);
-    let marker = if is_sql { "--" } else { "#" };
     let code = rule.code;
-    let mut candidates = Vec::new();
-    if let Some(d) = directives(file).into_iter().find(|d| {
-        d.problem.is_none()
-            && d.scope == Scope::Line(line)
-            && file.lines.line_of(d.comment.start) == line
-    }) {
-        if let Some(list) = d.list.clone() {
-            let sep = if text[list.clone()].trim().is_empty() {
-                ""
-            } else {
-                ", "
-            };
-            candidates.push((
-                Edit {
-                    file: file.id,
-                    span: list.end..list.end,
-                    new_text: format!("{sep}{code}"),
-                },
-                line,
-            ));
-        }
-    }
+    let mut candidates = extend_existing(file, Scope::Line(line), code);
     let end = text[..range.end]
         .trim_end_matches([' ', '\t'])
         .len()
         .max(range.start);
-    candidates.push((
-        Edit {
-            file: file.id,
-            span: end..range.end,
-            new_text: format!("  {marker} dqlint: ignore[{code}]"),
-        },
-        line,
-    ));
+    candidates.push(Edit {
+        file: file.id,
+        span: end..range.end,
+        new_text: format!("  {marker} dqlint: ignore[{code}]"),
+    });
     let indent: String = text[range.clone()]
         .chars()
         .take_while(|c| *c == ' ' || *c == '\t')
         .collect();
-    candidates.push((
-        Edit {
-            file: file.id,
-            span: range.start..range.start,
-            new_text: format!("{indent}{marker} dqlint: ignore[{code}]\n"),
-        },
-        line + 1,
-    ));
-    candidates.into_iter().find_map(|(edit, target)| {
-        let mut edited = text.to_string();
-        edited.replace_range(edit.span.clone(), &edit.new_text);
-        let lines = LineIndex::new(&edited);
-        let comments = if is_sql {
-            dqlint_sql::line_comments(&edited)
+    candidates.push(Edit {
+        file: file.id,
+        span: range.start..range.start,
+        new_text: format!("{indent}{marker} dqlint: ignore[{code}]\n"),
+    });
+    // The line's number after the edit: an inserted line pushes it down.
+    let target = |e: &Edit| {
+        if e.new_text.ends_with('\n') {
+            line + 1
         } else {
-            let parsed = dqlint_yaml::parse(&edited);
-            let before = file.yaml.as_ref().map_or(0, |y| y.errors.len());
-            if parsed.errors.len() > before {
-                return None;
+            line
+        }
+    };
+    candidates
+        .into_iter()
+        .find(|e| edit_works(file, e, Scope::Line(target(e)), rule))
+}
+
+/// The edit that suppresses `rule` in the whole file: the code added to an
+/// `ignore-file` directive of the leading comments, else a new one on the
+/// first line. `None` for JSON, or where it would not work.
+pub fn suppress_file_edit(file: &SourceFile, rule: &RuleMeta) -> Option<Edit> {
+    let marker = comment_marker(file)?;
+    let mut candidates = extend_existing(file, Scope::File, rule.code);
+    candidates.push(Edit {
+        file: file.id,
+        span: 0..0,
+        new_text: format!("{marker} dqlint: ignore-file[{}]\n", rule.code),
+    });
+    candidates
+        .into_iter()
+        .find(|e| edit_works(file, e, Scope::File, rule))
+}
+
+/// `#` or `--`; `None` where a directive cannot be written (JSON, a file
+/// that could not be read).
+fn comment_marker(file: &SourceFile) -> Option<&'static str> {
+    let json = file
+        .path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    match file.kind {
+        _ if file.read_error.is_some() || json => None,
+        FileKind::Sql => Some("--"),
+        _ => file.yaml.as_ref().map(|_| "#"),
+    }
+}
+
+/// Adding `code` to the list of a working directive with this scope.
+fn extend_existing(file: &SourceFile, scope: Scope, code: &str) -> Vec<Edit> {
+    directives(file)
+        .into_iter()
+        .filter(|d| d.problem.is_none() && d.scope == scope)
+        .filter_map(|d| d.list)
+        .map(|list| {
+            let sep = if file.text[list.clone()].trim().is_empty() {
+                ""
+            } else {
+                ", "
+            };
+            Edit {
+                file: file.id,
+                span: list.end..list.end,
+                new_text: format!("{sep}{code}"),
             }
-            parsed.comments
-        };
-        let works = directives_in(file.id, &edited, &lines, comments)
-            .iter()
-            .any(|d| {
-                d.problem.is_none()
-                    && d.scope == Scope::Line(target)
-                    && d.entries.iter().any(|e| e.covers(rule))
-            });
-        works.then_some(edit)
-    })
+        })
+        .collect()
+}
+
+/// Whether the edited text holds a working directive with `scope` that
+/// covers `rule`, without new YAML syntax errors.
+fn edit_works(file: &SourceFile, edit: &Edit, scope: Scope, rule: &RuleMeta) -> bool {
+    let mut edited = file.text.to_string();
+    edited.replace_range(edit.span.clone(), &edit.new_text);
+    let comments = if file.kind == FileKind::Sql {
+        dqlint_sql::line_comments(&edited)
+    } else {
+        let parsed = dqlint_yaml::parse(&edited);
+        let before = file.yaml.as_ref().map_or(0, |y| y.errors.len());
+        if parsed.errors.len() > before {
+            return false;
+        }
+        parsed.comments
+    };
+    directives_in(file.id, &edited, &LineIndex::new(&edited), comments)
+        .iter()
+        .any(|d| {
+            d.problem.is_none() && d.scope == scope && d.entries.iter().any(|e| e.covers(rule))
+        })
 }
 
 /// Drops the findings that a directive covers, then reports the

@@ -554,3 +554,34 @@ fn suppress_on_this_line_is_not_offered_where_a_comment_cannot_go() {
     );
     assert_eq!(suppressed_text(dir.path(), "DQ207"), None);
 }
+
+#[test]
+fn suppress_in_this_file_works_where_a_line_comment_cannot_go() {
+    let rules = "- name: recent\n  constraint: |\n    created_at <= current_timestamp()\n  type: expect_or_drop\n";
+    let dir = project(rules, &[]);
+    let (project, found) = run(dir.path(), &Config::default(), &Selection::default(), &[]);
+    let d = found.iter().find(|d| d.rule.code == "DQ303").unwrap();
+    let file = project.file(d.primary.file);
+    let edit = dqlint_linter::suppression::suppress_file_edit(file, d.rule).unwrap();
+    assert_eq!(
+        (edit.span.clone(), edit.new_text.as_str()),
+        (0..0, "# dqlint: ignore-file[DQ303]\n")
+    );
+    std::fs::write(&file.path, format!("{}{rules}", edit.new_text)).unwrap();
+    assert_eq!(findings(dir.path()), Vec::<String>::new());
+
+    // A second rule joins the directive already there.
+    let (project, _) = run(dir.path(), &Config::default(), &Selection::default(), &[]);
+    let file = project
+        .files
+        .iter()
+        .find(|f| f.rel == "expectations/orders.yaml")
+        .unwrap();
+    let edit = dqlint_linter::suppression::suppress_file_edit(
+        file,
+        dqlint_linter::registry::rule("DQ305"),
+    )
+    .unwrap();
+    assert_eq!(edit.new_text, ", DQ305");
+    assert_eq!(&file.text[..edit.span.start], "# dqlint: ignore-file[DQ303");
+}

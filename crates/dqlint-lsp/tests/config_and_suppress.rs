@@ -47,12 +47,19 @@ async fn suppress_on_this_line_inserts_a_comment_that_hides_the_finding() {
         )
         .await;
     let suppress = suppress_actions(&actions);
+    let titles: Vec<&str> = suppress
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
     assert_eq!(
-        suppress.len(),
-        1,
-        "one action, for the finding under the cursor: {actions:#}"
+        titles,
+        ["Suppress DQ105 on this line", "Suppress DQ105 in this file"],
+        "for the finding under the cursor only: {actions:#}"
     );
-    assert_eq!(suppress[0]["title"], "Suppress DQ105 on this line");
+    assert_eq!(
+        suppress[1]["edit"]["changes"][&uri],
+        json!([{ "range": range((0, 0), (0, 0)), "newText": "# dqlint: ignore-file[DQ105]\n" }])
+    );
     assert_eq!(suppress[0]["diagnostics"][0]["code"], "DQ105");
     assert_eq!(
         suppress[0]["edit"]["changes"][&uri],
@@ -69,7 +76,7 @@ async fn suppress_on_this_line_inserts_a_comment_that_hides_the_finding() {
             }),
         )
         .await;
-    assert_eq!(suppress_actions(&only).len(), 1);
+    assert_eq!(suppress_actions(&only).len(), 2);
 
     // Applying it hides DQ105 and leaves no unused suppression.
     client.change(

@@ -1,13 +1,13 @@
-//! Suppression comments in the editor: "Suppress DQxxx on this line", a
-//! quick fix per finding under the cursor that writes a `dqlint:
-//! ignore[...]` comment (YAML and SQL files; JSON has no comments; where
+//! Suppression comments in the editor: "Suppress DQxxx on this line" and
+//! "... in this file", quick fixes per finding under the cursor that write
+//! a `dqlint: ignore[...]` / `ignore-file[...]` comment (YAML and SQL files; JSON has no comments; where
 //! the comment goes is decided, and checked, by
 //! [`dqlint_linter::suppression::suppress_edit`]), and hover on a code in
 //! such a comment.
 
 use std::collections::{HashMap, HashSet};
 
-use dqlint_linter::suppression::{suppress_edit, UNUSED_SUPPRESSION};
+use dqlint_linter::suppression::{suppress_edit, suppress_file_edit, UNUSED_SUPPRESSION};
 use dqlint_linter::Diagnostic as Finding;
 use dqlint_linter::RULES;
 use dqlint_project::SourceFile;
@@ -34,7 +34,7 @@ pub fn actions(
     let Some(uri) = uris.uri(&file.path) else {
         return Vec::new();
     };
-    let mut offered: HashSet<(&str, usize)> = HashSet::new();
+    let mut offered: HashSet<(&str, Option<usize>)> = HashSet::new();
     let mut out = Vec::new();
     for finding in findings {
         // DQ009 has its own fix: removing the directive.
@@ -45,28 +45,37 @@ pub fn actions(
         if !overlaps(&diagnostic.range, range) {
             continue;
         }
+        let code = finding.rule.code;
         let line = file.lines.line_of(finding.primary.span.start);
-        if !offered.insert((finding.rule.code, line)) {
-            continue;
+        let choices = [
+            (
+                Some(line),
+                suppress_edit(file, finding.rule, finding.primary.span.start),
+                "on this line",
+            ),
+            (None, suppress_file_edit(file, finding.rule), "in this file"),
+        ];
+        for (scope, edit, place) in choices {
+            let Some(edit) = edit else { continue };
+            if !offered.insert((code, scope)) {
+                continue;
+            }
+            let text_edit = TextEdit {
+                range: convert::range(file, &edit.span),
+                new_text: edit.new_text,
+            };
+            out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: format!("Suppress {code} {place}"),
+                kind: Some(CodeActionKind::new(SUPPRESS)),
+                diagnostics: Some(vec![diagnostic.clone()]),
+                edit: Some(WorkspaceEdit {
+                    changes: Some(HashMap::from([(uri.clone(), vec![text_edit])])),
+                    ..WorkspaceEdit::default()
+                }),
+                is_preferred: Some(false),
+                ..CodeAction::default()
+            }));
         }
-        let Some(edit) = suppress_edit(file, finding.rule, finding.primary.span.start) else {
-            continue;
-        };
-        let text_edit = TextEdit {
-            range: convert::range(file, &edit.span),
-            new_text: edit.new_text,
-        };
-        out.push(CodeActionOrCommand::CodeAction(CodeAction {
-            title: format!("Suppress {} on this line", finding.rule.code),
-            kind: Some(CodeActionKind::new(SUPPRESS)),
-            diagnostics: Some(vec![diagnostic]),
-            edit: Some(WorkspaceEdit {
-                changes: Some(HashMap::from([(uri.clone(), vec![text_edit])])),
-                ..WorkspaceEdit::default()
-            }),
-            is_preferred: Some(false),
-            ..CodeAction::default()
-        }));
     }
     out
 }
