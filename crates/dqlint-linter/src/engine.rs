@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use dqlint_project::{envs_or_none, normalize_rel, Action, Env, ExpectationSet, Flowgroup, Origin, Project, Value};
 
+use crate::config::{Config, Policy};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::registry::{RuleMeta, RULES};
 
@@ -98,14 +99,25 @@ impl Selection {
     }
 }
 
-/// The one entry point shared by the CLI and the language server.
+/// Lints with the default configuration (suppression comments still apply).
 pub fn lint(project: &Project, selection: &Selection) -> Vec<Diagnostic> {
+    lint_configured(project, &Config::default(), selection)
+}
+
+/// The one entry point shared by the CLI and the language server: the
+/// rules, then the configuration (selection per file, severities), then
+/// suppression comments and DQ009.
+pub fn lint_configured(project: &Project, config: &Config, selection: &Selection) -> Vec<Diagnostic> {
+    let policy = Policy { config, cli: selection };
     let ctx = Context::new(project);
     let mut findings = Findings::default();
-    for rule in RULES.iter().filter(|r| selection.matches(r)) {
+    for rule in RULES.iter().filter(|r| policy.may_run(r)) {
         (rule.check)(&ctx, &mut findings);
     }
-    let mut merged = merge(findings.items);
+    let merged = configure(project, &policy, merge(findings.items));
+    // Suppressions see every finding, so a directive inside a block that a
+    // syntax error breaks is not reported unused while the block is withheld.
+    let mut merged = crate::suppression::apply(project, &policy, merged);
     let damage = crate::damage::Damage::of(project);
     merged.retain(|d| !damage.hides(d));
     // Stable output: by file path, then position, then code.
@@ -114,6 +126,24 @@ pub fn lint(project: &Project, selection: &Selection) -> Vec<Diagnostic> {
         key(a).cmp(&key(b))
     });
     merged
+}
+
+/// Keeps the findings their file's configuration selects, at the
+/// configured severity.
+fn configure(project: &Project, policy: &Policy, findings: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    findings
+        .into_iter()
+        .filter_map(|mut d| {
+            let rel = &project.file(d.primary.file).rel;
+            if !policy.enabled(d.rule, rel) {
+                return None;
+            }
+            if let Some(severity) = policy.config.severity_for(d.rule, rel) {
+                d.severity = severity;
+            }
+            Some(d)
+        })
+        .collect()
 }
 
 /// One finding per (rule, place, message): environments and related

@@ -1,6 +1,7 @@
 //! dqlint's rules and diagnostics. Rules read the project model only; they
 //! never touch the disk.
 
+pub mod config;
 pub mod damage;
 pub mod ddl_catalog;
 pub mod diagnostic;
@@ -9,9 +10,11 @@ pub mod expressions;
 pub mod registry;
 pub mod quarantine;
 pub mod rules;
+pub mod suppression;
 pub mod tokens;
 pub mod text;
 
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Location, Related, Severity};
-pub use engine::{lint, Context, Findings, Selection};
+pub use config::{Config, ConfigError};
+pub use engine::{lint, lint_configured, Context, Findings, Selection};
 pub use registry::{find, RuleMeta, RULES};

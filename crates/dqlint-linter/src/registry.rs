@@ -75,6 +75,7 @@ registry! {
     "DQ002" "invalid-structure" Error dq002_invalid_structure;
     "DQ003" "unknown-key" Warning dq003_unknown_key;
     "DQ004" "unresolved-reference" Error dq004_unresolved_reference;
+    "DQ009" "unused-suppression" Warning dq009_unused_suppression;
     "DQ101" "invalid-dq-mode" Error dq101_invalid_dq_mode;
     "DQ102" "quarantine-block-missing" Error dq102_quarantine_block_missing;
     "DQ103" "quarantine-block-without-mode" Error dq103_quarantine_block_without_mode;

@@ -3,6 +3,7 @@ pub mod dq001_yaml_syntax_error;
 pub mod dq002_invalid_structure;
 pub mod dq003_unknown_key;
 pub mod dq004_unresolved_reference;
+pub mod dq009_unused_suppression;
 pub mod dq101_invalid_dq_mode;
 pub mod dq102_quarantine_block_missing;
 pub mod dq103_quarantine_block_without_mode;

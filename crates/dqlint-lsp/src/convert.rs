@@ -95,11 +95,11 @@ pub fn severity(severity: Severity) -> DiagnosticSeverity {
 }
 
 /// Tags the editor renders specially: struck through for deprecated
-/// syntax, faded for settings LHP never applies.
+/// syntax, faded for settings LHP never applies and unused suppressions.
 fn tags(code: &str) -> Option<Vec<DiagnosticTag>> {
     match code {
         "DQ603" => Some(vec![DiagnosticTag::DEPRECATED]),
-        "DQ109" => Some(vec![DiagnosticTag::UNNECESSARY]),
+        "DQ109" | "DQ009" => Some(vec![DiagnosticTag::UNNECESSARY]),
         _ => None,
     }
 }

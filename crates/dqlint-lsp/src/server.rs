@@ -81,12 +81,8 @@ impl Backend {
     fn apply_settings(&self, value: Option<&Value>) -> Option<String> {
         match Settings::from_value(value) {
             Ok(settings) => {
-                let warning = settings
-                    .config_path
-                    .as_ref()
-                    .map(|p| format!("dqlint: `configPath` ({p}) is not supported yet; using envs/select/ignore only"));
                 *lock(&self.workspace.settings) = settings;
-                warning
+                None
             }
             Err(message) => Some(format!("dqlint: {message}")),
         }
@@ -185,7 +181,7 @@ impl LanguageServer for Backend {
         self.workspace.discover(&folders);
         self.workspace.schedule_all();
         if watch {
-            let watchers = ["**/lhp.yaml", "**/*.{yaml,yml}", "**/*.json", "**/*.sql"]
+            let watchers = ["**/lhp.yaml", "**/*.{yaml,yml}", "**/*.json", "**/*.sql", "**/dqlint.toml"]
                 .into_iter()
                 .map(|glob| FileSystemWatcher {
                     glob_pattern: GlobPattern::String(glob.into()),

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use dqlint_linter::Diagnostic as Finding;
-use dqlint_project::{LoadOptions, Project};
+use dqlint_linter::{Config, Diagnostic as Finding};
+use dqlint_project::{Overlay, Project};
 use tower_lsp_server::ls_types::{Diagnostic, MessageType, Uri};
 use tower_lsp_server::Client;
 
@@ -64,6 +64,8 @@ pub struct ProjectState {
     run: tokio::sync::Mutex<()>,
     snapshot: Mutex<Option<Arc<Snapshot>>>,
     published: Mutex<HashMap<Uri, Published>>,
+    /// The last `dqlint.toml` error shown, so it is shown once.
+    config_problem: Mutex<Option<String>>,
 }
 
 impl ProjectState {
@@ -75,6 +77,7 @@ impl ProjectState {
             run: tokio::sync::Mutex::new(()),
             snapshot: Mutex::new(None),
             published: Mutex::new(HashMap::new()),
+            config_problem: Mutex::new(None),
         }
     }
 
@@ -212,15 +215,14 @@ impl Workspace {
         };
         let settings = lock(&self.settings).clone();
         let root = project.root.clone();
-        let options = LoadOptions {
-            envs: settings.envs.clone(),
-            overlay,
-        };
+        let config = self.config(project, &settings, &overlay).await;
+        let mut options = config.load_options(&settings.envs);
+        options.overlay = overlay;
         let selection = settings.selection();
         let outcome = tokio::task::spawn_blocking(move || {
             catch_unwind(AssertUnwindSafe(|| {
                 Project::load(&root, &options).map(|project| {
-                    let findings = dqlint_linter::lint(&project, &selection);
+                    let findings = dqlint_linter::lint_configured(&project, &config, &selection);
                     (project, findings)
                 })
             }))
@@ -271,6 +273,32 @@ impl Workspace {
                     .await;
             }
         }
+    }
+
+    /// The project's `dqlint.toml` (or the `configPath` setting, relative
+    /// to the project root), read through the open buffers. A broken file
+    /// is shown to the user once and the defaults are used meanwhile.
+    async fn config(&self, project: &ProjectState, settings: &Settings, overlay: &Overlay) -> Config {
+        let explicit = settings.config_path.as_ref().map(|p| project.root.join(p));
+        let read = Config::discover_with(&project.root, explicit.as_deref(), |path| {
+            overlay.get(path).map(|text| text.to_string())
+        });
+        let (config, problem) = match read {
+            Ok(config) => (config, None),
+            Err(e) => (Config::default(), Some(e.to_string())),
+        };
+        let changed = {
+            let mut last = lock(&project.config_problem);
+            let changed = *last != problem;
+            *last = problem.clone();
+            changed
+        };
+        if let (true, Some(problem)) = (changed, problem) {
+            let message = format!("dqlint: {problem} (using the default configuration until it is fixed)");
+            self.client.log_message(MessageType::ERROR, message.clone()).await;
+            self.client.show_message(MessageType::ERROR, message).await;
+        }
+        config
     }
 
     /// Publishes the files whose findings (or open version) changed, and

@@ -39,6 +39,9 @@ pub struct LoadOptions {
     pub envs: Vec<String>,
     /// Editor buffers that override the disk.
     pub overlay: Overlay,
+    /// Globs (project-relative) of the `.sql` files to read; `None`: every
+    /// `.sql` file under the root (`ddl` in `dqlint.toml`).
+    pub ddl: Option<globset::GlobSet>,
 }
 
 #[derive(Debug)]
@@ -306,6 +309,9 @@ impl Project {
 
         // SQL files: the DDL catalog (DQ4xx) reads them.
         let sql_paths = loader.walk_sql(&root);
+        let sql_paths = sql_paths.into_iter().filter(|p| {
+            options.ddl.as_ref().is_none_or(|set| set.is_match(files::relative_path(&root, p)))
+        });
         for path in sql_paths {
             loader.add(path, FileKind::Sql);
         }

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use dqlint_linter::{lint, Selection, Severity, RULES};
-use dqlint_project::{find_root, LoadOptions, Project};
+use dqlint_linter::{lint_configured, Config, Selection, Severity, RULES};
+use dqlint_project::{find_root, Project};
 
 #[derive(Parser)]
 #[command(name = "dqlint", version, about = "Linter for Lakehouse Plumber data-quality configs")]
@@ -31,6 +31,10 @@ enum Command {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = "Configuration: dqlint.toml at the project root (or --config FILE): select, ignore, envs, ddl, \
+[severity], [[overrides]]. Command-line flags win over it.\n\
+Suppressions: `# dqlint: ignore[DQ207] reason` (YAML) or `-- dqlint: ignore[DQ402] reason` (SQL) at the end of \
+the line or on the line before; `dqlint: ignore-file[DQ402]` in a file's leading comments.")]
 struct LintArgs {
     paths: Vec<PathBuf>,
     /// Environment to resolve tokens for (repeatable); default: every substitutions/*.yaml.
@@ -55,6 +59,12 @@ struct LintArgs {
     /// Print only the findings, no summary line.
     #[arg(long)]
     quiet: bool,
+    /// Configuration file to use instead of the project's dqlint.toml.
+    /// Command-line flags win over it: --select starts the selection afresh
+    /// (its top-level `select` and `ignore` give way; overrides still turn
+    /// rules off), --ignore adds to every `ignore`, --env replaces `envs`.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -139,9 +149,10 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
     let color = !args.no_color && std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
     let mut failed = false;
     for (root, scopes) in roots {
-        let options = LoadOptions { envs: args.envs.clone(), ..Default::default() };
+        let config = Config::discover(&root, args.config.as_deref()).map_err(|e| e.to_string())?;
+        let options = config.load_options(&args.envs);
         let project = Project::load(&root, &options).map_err(|e| e.to_string())?;
-        let diagnostics: Vec<_> = lint(&project, &selection)
+        let diagnostics: Vec<_> = lint_configured(&project, &config, &selection)
             .into_iter()
             .filter(|d| in_scope(&project, &scopes, &d.primary))
             .collect();

@@ -99,6 +99,10 @@ pub fn code_actions(
         }
     }
 
+    if wanted(only, super::suppress::SUPPRESS) {
+        actions.extend(super::suppress::actions(snapshot, &uris, file, &in_file, &range, overlaps));
+    }
+
     if wanted(only, FIX_ALL) {
         // Safe fixes whose edits stay in this file and do not overlap an
         // edit already taken.

@@ -17,6 +17,7 @@ pub fn hover(snapshot: &Snapshot, path: &Path, position: Position) -> Option<Hov
     let file = snapshot.project.file_by_path(path)?;
     let offset = convert::offset(file, position);
     finding_hover(snapshot, file, offset)
+        .or_else(|| super::suppress::hover(file, offset))
         .or_else(|| token_hover(snapshot, file, offset))
         .or_else(|| expectation_hover(snapshot, file, offset))
         .or_else(|| key_hover(snapshot, file, offset))

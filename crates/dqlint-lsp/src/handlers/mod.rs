@@ -7,3 +7,4 @@ pub mod document_symbol;
 pub mod field_docs;
 pub mod hover;
 pub mod references;
+pub mod suppress;
