@@ -619,3 +619,121 @@ actions:
     let described: Vec<(&str, u32)> = found.iter().map(|d| (d.rule.code, line_of(&project, d))).collect();
     assert_eq!(described, vec![("DQ001", 11), ("DQ105", 19)], "{found:#?}");
 }
+
+/// A 50 MB flowgroup file is refused with one clear DQ001 (the limit is
+/// 16 MB), at once and without reading it; the neighbour is still linted.
+#[test]
+fn file_of_50_megabytes() {
+    let dir = project(&[
+        ("pipelines/bronze/orders.yaml", GOOD_NEIGHBOUR.as_bytes()),
+        ("expectations/orders.yaml", EXPECTATIONS.as_bytes()),
+    ]);
+    let action = dq_action(0);
+    let mut big = String::from("pipeline: bronze\nflowgroup: huge\nactions:\n");
+    while big.len() < 50 * 1024 * 1024 {
+        big.push_str(&action);
+    }
+    std::fs::write(dir.path().join("pipelines/bronze/huge.yaml"), big).unwrap();
+    let report = lint_cli(dir.path());
+    let found = cli_findings(&report, "DQ001", "pipelines/bronze/huge.yaml");
+    assert_eq!(found.len(), 1, "{report:#}");
+    let message = found[0]["message"].as_str().unwrap();
+    assert!(message.contains("50 MB") && message.contains("16 MB"), "{message}");
+    assert_eq!(cli_findings(&report, "DQ105", "pipelines/bronze/orders.yaml").len(), 1);
+}
+
+/// LF and CRLF mixed in one file (a file edited on two systems): positions
+/// stay exact on both kinds of line.
+#[test]
+fn mixed_line_endings() {
+    let text: String = GOOD_NEIGHBOUR
+        .split_inclusive('\n')
+        .enumerate()
+        .map(|(i, line)| if i % 2 == 0 { line.replace('\n', "\r\n") } else { line.to_string() })
+        .collect();
+    let crlf = text.matches("\r\n").count();
+    assert!(crlf > 0 && crlf < text.matches('\n').count(), "both kinds of line end");
+    let dir = project(&[
+        ("pipelines/bronze/orders.yaml", text.as_bytes()),
+        ("expectations/orders.yaml", EXPECTATIONS.as_bytes()),
+    ]);
+    let (project, found) = lint_dir(dir.path());
+    assert_eq!(codes(&found), vec!["DQ105"], "{found:#?}");
+    let file = project.file(found[0].primary.file);
+    let p = file.lines.position(&file.text, found[0].primary.span.start);
+    assert_eq!((p.line, p.column), (9, 15));
+    assert_eq!(&file.text[found[0].primary.span.clone()], "batch");
+}
+
+/// A file that disappears between discovery and reading (here a symbolic
+/// link whose target is gone, which discovery lists and reading fails on):
+/// a DQ001 saying it could not be read, the rest linted.
+#[cfg(unix)]
+#[test]
+fn file_deleted_while_linting() {
+    let dir = project(&[
+        ("pipelines/bronze/orders.yaml", GOOD_NEIGHBOUR.as_bytes()),
+        ("expectations/orders.yaml", EXPECTATIONS.as_bytes()),
+        ("pipelines/bronze/gone_target.yaml", b"pipeline: bronze\nflowgroup: gone\n"),
+    ]);
+    std::os::unix::fs::symlink(
+        dir.path().join("pipelines/bronze/gone_target.yaml"),
+        dir.path().join("pipelines/bronze/gone.yaml"),
+    )
+    .unwrap();
+    // Discovery happens inside `load`; simulate the race by removing the
+    // target after a first load saw it, then loading again.
+    let (_, before) = lint_dir(dir.path());
+    assert!(!codes(&before).contains(&"DQ001"), "{before:#?}");
+    std::fs::remove_file(dir.path().join("pipelines/bronze/gone_target.yaml")).unwrap();
+    let report = lint_cli(dir.path());
+    let gone = report["diagnostics"].as_array().unwrap().iter().any(|d| {
+        d["code"] == "DQ001" && d["message"].as_str().unwrap_or_default().contains("gone.yaml")
+            || d["code"] == "DQ001" && d["file"] == "pipelines/bronze/gone.yaml"
+    });
+    assert!(gone, "{report:#}");
+    assert_eq!(cli_findings(&report, "DQ105", "pipelines/bronze/orders.yaml").len(), 1);
+}
+
+/// A file without read permission: one DQ001, the rest linted. Root reads
+/// everything, so as root the test checks the file is simply linted.
+#[cfg(unix)]
+#[test]
+fn unreadable_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = project(&[
+        ("pipelines/bronze/orders.yaml", GOOD_NEIGHBOUR.as_bytes()),
+        ("expectations/orders.yaml", EXPECTATIONS.as_bytes()),
+        ("pipelines/bronze/locked.yaml", b"pipeline: bronze\nflowgroup: locked\nactions: []\n"),
+    ]);
+    let locked = dir.path().join("pipelines/bronze/locked.yaml");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let readable_anyway = std::fs::read(&locked).is_ok();
+    let report = lint_cli(dir.path());
+    let dq001 = cli_findings(&report, "DQ001", "pipelines/bronze/locked.yaml");
+    if readable_anyway {
+        eprintln!("running as root: permissions do not stop reads; checking the file is linted");
+        assert!(dq001.is_empty(), "{report:#}");
+    } else {
+        assert_eq!(dq001.len(), 1, "{report:#}");
+        assert!(dq001[0]["message"].as_str().unwrap().contains("cannot read"), "{report:#}");
+    }
+    assert_eq!(cli_findings(&report, "DQ105", "pipelines/bronze/orders.yaml").len(), 1);
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o644)).unwrap();
+}
+
+/// A named pipe called `*.yaml` under `pipelines/` would block a reader
+/// forever: it is not a regular file, so it is never opened.
+#[cfg(unix)]
+#[test]
+fn named_pipe_under_pipelines_does_not_hang() {
+    let dir = project(&[
+        ("pipelines/bronze/orders.yaml", GOOD_NEIGHBOUR.as_bytes()),
+        ("expectations/orders.yaml", EXPECTATIONS.as_bytes()),
+    ]);
+    let fifo = dir.path().join("pipelines/bronze/pipe.yaml");
+    let status = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(status.success());
+    let report = lint_cli(dir.path());
+    assert_eq!(cli_findings(&report, "DQ105", "pipelines/bronze/orders.yaml").len(), 1, "{report:#}");
+}
