@@ -10,9 +10,10 @@
 //!
 //! The block around an error is the one the indentation gives: from the
 //! nearest line above that is less indented than the broken line (the key or
-//! `- ` item that owns it) down to the next line at that owner's indentation
-//! or less. A broken line that is itself a sequence item owns its own block;
-//! a broken top-level line spoils its whole document.
+//! `- ` item that owns it), widened to the list item (action, rule) that key
+//! belongs to, down to the next line at the owner's indentation or less. A
+//! broken line that is itself a list item owns its own block; a broken
+//! top-level line spoils its whole document.
 
 use std::ops::Range;
 
@@ -72,8 +73,11 @@ fn lines_of(text: &str, within: &Range<usize>) -> Vec<Line> {
     for raw in slice.split_inclusive('\n') {
         let end = start + raw.len();
         let body = raw.trim_end_matches(['\n', '\r']);
-        let content = body.trim_start_matches(' ');
-        let indent = body.len() - content.len();
+        // Tabs count as indentation here, eight columns each (YAML forbids
+        // them, which is often the very error): a tab-indented line is
+        // nested, not top-level.
+        let content = body.trim_start_matches([' ', '\t']);
+        let indent: usize = body[..body.len() - content.len()].chars().map(|c| if c == '\t' { 8 } else { 1 }).sum();
         lines.push(Line {
             start,
             end,
@@ -100,7 +104,20 @@ fn block_around(text: &str, at: usize, document: Range<usize>) -> Range<usize> {
         let indent = lines[broken].indent;
         lines[..broken].iter().rposition(|l| !l.empty && l.indent < indent)
     };
-    let Some(owner) = owner else { return document };
+    let Some(mut owner) = owner else { return document };
+    // Widen to the list item (an action, a rule) the owner belongs to: the
+    // item is what rules report on, from its first line.
+    let mut ancestor = owner;
+    while !lines[ancestor].item {
+        let indent = lines[ancestor].indent;
+        match lines[..ancestor].iter().rposition(|l| !l.empty && l.indent < indent) {
+            Some(above) => ancestor = above,
+            None => break,
+        }
+    }
+    if lines[ancestor].item {
+        owner = ancestor;
+    }
     let owner_indent = lines[owner].indent;
     let end = lines[broken + 1..]
         .iter()
@@ -136,6 +153,14 @@ mod tests {
     fn a_broken_top_level_line_spoils_the_document() {
         let text = "pipeline: p\nactions\n  - name: a\n";
         assert_eq!(block(text, "actions\n"), text);
+    }
+
+    #[test]
+    fn a_broken_nested_line_spoils_its_whole_list_item() {
+        let text = "actions:\n  - name: a\n    quarantine:\n      dlq_table: x\n\tsource_table: y\n  - name: b\n    readMode: batch\n";
+        assert_eq!(block(text, "\tsource_table"), "  - name: a\n    quarantine:\n      dlq_table: x\n\tsource_table: y\n");
+        let text = "actions:\n  - name: a\n    quarantine:\n      dlq_table x\n  - name: b\n";
+        assert_eq!(block(text, "      dlq_table x"), "  - name: a\n    quarantine:\n      dlq_table x\n");
     }
 
     #[test]

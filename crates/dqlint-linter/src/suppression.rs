@@ -113,7 +113,9 @@ pub fn directives(file: &SourceFile) -> Vec<Directive> {
     if file.read_error.is_some() || !file.text.contains("dqlint:") {
         return Vec::new();
     }
-    directives_in(file.id, &file.text, &file.lines, comments(file))
+    // A SQL file's leading comments may include a `/* ... */` header.
+    let blocks = if file.kind == FileKind::Sql { dqlint_sql::block_comments(&file.text) } else { Vec::new() };
+    directives_in(file.id, &file.text, &file.lines, comments(file), &blocks)
 }
 
 fn directives_in(
@@ -121,16 +123,23 @@ fn directives_in(
     text: &str,
     lines: &LineIndex,
     comments: Vec<Range<usize>>,
+    block_comments: &[Range<usize>],
 ) -> Vec<Directive> {
     let own_line = |c: &Range<usize>| {
         let line = lines.line_of(c.start);
         text[lines.line_start(line)..c.start].trim().is_empty()
     };
-    let comment_only_lines: HashSet<usize> = comments
+    let mut comment_only_lines: HashSet<usize> = comments
         .iter()
         .filter(|c| own_line(c))
         .map(|c| lines.line_of(c.start))
         .collect();
+    for block in block_comments.iter().filter(|c| own_line(c)) {
+        let last = lines.line_of(block.end);
+        if text[block.end..lines.line_range(text, last).end].trim().is_empty() {
+            comment_only_lines.extend(lines.line_of(block.start)..=last);
+        }
+    }
     // Lines before the first line holding anything but blanks, comments
     // and a YAML document start (`---`).
     let leading = (0..lines.line_count())
@@ -402,7 +411,8 @@ fn edit_works(file: &SourceFile, edit: &Edit, scope: Scope, rule: &RuleMeta) -> 
         }
         parsed.comments
     };
-    directives_in(file.id, &edited, &LineIndex::new(&edited), comments)
+    let blocks = if file.kind == FileKind::Sql { dqlint_sql::block_comments(&edited) } else { Vec::new() };
+    directives_in(file.id, &edited, &LineIndex::new(&edited), comments, &blocks)
         .iter()
         .any(|d| {
             d.problem.is_none() && d.scope == scope && d.entries.iter().any(|e| e.covers(rule))
@@ -474,7 +484,7 @@ pub fn apply(project: &Project, policy: &Policy, findings: Vec<Diagnostic>) -> V
     }
 
     let me = rule(UNUSED_SUPPRESSION);
-    if envs_narrowed(project, policy.config) {
+    if envs_narrowed(project, policy.config) || has_syntax_errors(project) {
         return kept;
     }
     for (id, dirs) in &by_file {
@@ -500,6 +510,15 @@ pub fn apply(project: &Project, policy: &Policy, findings: Vec<Diagnostic>) -> V
         }
     }
     kept
+}
+
+/// Whether some file failed to parse: the findings a suppression was
+/// written for may be missing only because the broken lines are unreadable
+/// (a `mode: quarantine` lost to a missing `:` takes every DQ207 and DQ409
+/// of its DLQ with it), in any other file. Unused-suppression reports wait
+/// until the syntax is repaired.
+fn has_syntax_errors(project: &Project) -> bool {
+    project.files.iter().any(|f| f.read_error.is_some() || f.yaml.as_ref().is_some_and(|y| !y.errors.is_empty()))
 }
 
 /// Whether this run checks fewer environments than the project declares

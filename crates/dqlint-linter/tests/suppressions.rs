@@ -585,3 +585,47 @@ fn suppress_in_this_file_works_where_a_line_comment_cannot_go() {
     assert_eq!(edit.new_text, ", DQ305");
     assert_eq!(&file.text[..edit.span.start], "# dqlint: ignore-file[DQ303");
 }
+
+/// A bare directive, or a prefix, may be there for a rule that did not run
+/// (deselected by a flag or the config): not known unused, not reported.
+#[test]
+fn bare_and_prefix_directives_for_deselected_rules_are_not_unused() {
+    let ignore = |code: &str| Selection { select: vec![], ignore: vec![code.into()] };
+    let bare = project("amount >= 0:\n  action: warn  # dqlint: ignore kept as warn\n  name: n\n", &[]);
+    assert_eq!(findings(bare.path()), Vec::<String>::new());
+    let (project_, found) = run(bare.path(), &Config::default(), &ignore("DQ207"), &[]);
+    assert_eq!(describe(&project_, &found), Vec::<String>::new());
+
+    let prefix = project(
+        WARN_RULE,
+        &[("sql/fix.sql", &format!("{UNSCOPED_UPDATE}; -- dqlint: ignore[DQ4]\n"))],
+    );
+    let (project_, found) = run(prefix.path(), &Config::default(), &ignore("DQ409"), &[]);
+    assert!(!describe(&project_, &found).iter().any(|f| f.ends_with("DQ009")), "{:?}", describe(&project_, &found));
+}
+
+/// A syntax error anywhere can remove the findings a suppression in another
+/// file was written for (here `mode quarantine` loses its `:`, so DQ207 has
+/// no quarantine user): no unused-suppression report until it is repaired.
+#[test]
+fn a_syntax_error_elsewhere_leaves_no_unused_report() {
+    let broken = FLOWGROUP.replace("mode: quarantine", "mode quarantine");
+    let dir = project(
+        "amount >= 0:\n  action: warn  # dqlint: ignore[DQ207]\n  name: n\n",
+        &[("pipelines/bronze/orders.yaml", &broken)],
+    );
+    assert_eq!(findings(dir.path()), vec!["pipelines/bronze/orders.yaml:10 DQ001".to_string()]);
+}
+
+/// A `/* ... */` licence header is part of a SQL file's leading comments.
+#[test]
+fn ignore_file_after_a_sql_block_comment_header() {
+    let dir = project(
+        WARN_RULE,
+        &[(
+            "sql/fix.sql",
+            &format!("/* Copyright ACME.\n   All rights reserved. */\n-- dqlint: ignore-file[DQ409]\n{UNSCOPED_UPDATE};\n"),
+        )],
+    );
+    assert!(!findings(dir.path()).iter().any(|f| f.starts_with("sql/")), "{:?}", findings(dir.path()));
+}

@@ -17,6 +17,15 @@ mod text;
 /// The `-- ...` comments of a SQL text (not `/* */`, not `--` inside strings
 /// or quoted identifiers), as byte ranges from `--` to the end of the line.
 /// Suppression comments (`-- dqlint: ignore[...]`) live in these.
+pub fn block_comments(text: &str) -> Vec<std::ops::Range<usize>> {
+    text::segments(text)
+        .into_iter()
+        .filter(|s| s.kind == text::SegKind::Comment && text[s.range.clone()].starts_with("/*"))
+        .map(|s| s.range)
+        .collect()
+}
+
+/// The `--` comments of a SQL text, outside strings and quoted names.
 pub fn line_comments(text: &str) -> Vec<std::ops::Range<usize>> {
     text::segments(text)
         .into_iter()

@@ -737,3 +737,41 @@ fn named_pipe_under_pipelines_does_not_hang() {
     let report = lint_cli(dir.path());
     assert_eq!(cli_findings(&report, "DQ105", "pipelines/bronze/orders.yaml").len(), 1, "{report:#}");
 }
+
+/// A tab-indented line is a syntax error that spoils its own action only:
+/// the recovery must not blank the less indented lines after it, nor the
+/// follow-on filter hide the next action's findings.
+#[test]
+fn tab_indented_line_spoils_only_its_action() {
+    let flowgroup = "pipeline: bronze
+flowgroup: orders
+actions:
+  - name: orders_quarantine
+    type: transform
+    transform_type: data_quality
+    source: v_orders_raw
+    target: v_orders_checked
+    expectations_file: expectations/orders.yaml
+    mode: quarantine
+    quarantine:
+      dlq_table: main.ops.dlq
+      source_table: main.bronze.orders
+\tsource_table2: y
+
+  - name: orders_dq
+    type: transform
+    transform_type: data_quality
+    source: v_orders_checked
+    target: v_orders_validated
+    readMode: batch
+    expectations_file: expectations/orders.yaml
+";
+    let dir = project(&[
+        ("pipelines/bronze/orders.yaml", flowgroup.as_bytes()),
+        ("expectations/orders.yaml", EXPECTATIONS.as_bytes()),
+    ]);
+    let (project, found) = lint_dir(dir.path());
+    let found = in_file(&project, &found, "pipelines/bronze/orders.yaml");
+    let described: Vec<(&str, u32)> = found.iter().map(|d| (d.rule.code, line_of(&project, d))).collect();
+    assert_eq!(described, vec![("DQ001", 14), ("DQ105", 21)], "{found:#?}");
+}

@@ -91,7 +91,9 @@ pub fn unused(
         }],
     };
     if directive.is_bare() {
-        if usage.bare {
+        // A bare directive may be there for any rule: only when every rule
+        // ran can it be known to hide nothing.
+        if usage.bare || !RULES.iter().all(|r| r.code == me.code || ran(r)) {
             return None;
         }
         let message = format!("unused suppression: no finding {place}");
@@ -107,7 +109,9 @@ pub fn unused(
             unknown.push(entry);
         } else if !used
             && !entry.names_unused_suppression()
-            && RULES.iter().any(|r| entry.covers(r) && ran(r))
+            // A prefix may be there for any rule it covers: every one of
+            // them must have run for it to be known unused.
+            && RULES.iter().filter(|r| entry.covers(r)).all(|r| ran(r))
         {
             unused.push(entry);
         } else {
