@@ -484,12 +484,13 @@ pub fn apply(project: &Project, policy: &Policy, findings: Vec<Diagnostic>) -> V
     }
 
     let me = rule(UNUSED_SUPPRESSION);
-    if envs_narrowed(project, policy.config) || has_syntax_errors(project) {
+    if envs_narrowed(project, policy.config) {
         return kept;
     }
+    let broken = broken_kinds(project);
     for (id, dirs) in &by_file {
         let file = project.file(*id);
-        if !policy.enabled(me, &file.rel) {
+        if !policy.enabled(me, &file.rel) || fed_by_broken(file.kind, &broken) {
             continue;
         }
         let ran = |r: &RuleMeta| policy.enabled(r, &file.rel);
@@ -512,13 +513,34 @@ pub fn apply(project: &Project, policy: &Policy, findings: Vec<Diagnostic>) -> V
     kept
 }
 
-/// Whether some file failed to parse: the findings a suppression was
-/// written for may be missing only because the broken lines are unreadable
-/// (a `mode: quarantine` lost to a missing `:` takes every DQ207 and DQ409
-/// of its DLQ with it), in any other file. Unused-suppression reports wait
-/// until the syntax is repaired.
-fn has_syntax_errors(project: &Project) -> bool {
-    project.files.iter().any(|f| f.read_error.is_some() || f.yaml.as_ref().is_some_and(|y| !y.errors.is_empty()))
+/// The kinds of the files that failed to parse or to be read.
+fn broken_kinds(project: &Project) -> HashSet<FileKind> {
+    project
+        .files
+        .iter()
+        .filter(|f| f.read_error.is_some() || f.yaml.as_ref().is_some_and(|y| !y.errors.is_empty()))
+        .map(|f| f.kind)
+        .collect()
+}
+
+/// Whether a file's findings may be missing because a file it depends on is
+/// broken: the unreadable lines may hold what made the finding (a `mode:
+/// quarantine` lost to a missing `:` takes the DQ207 of its expectations
+/// file and the DQ409 of its DLQ's SQL with it). Unused-suppression reports
+/// in such files wait until the syntax is repaired; within the broken file
+/// itself, the damaged blocks already hold their reports back.
+fn fed_by_broken(kind: FileKind, broken: &HashSet<FileKind>) -> bool {
+    use FileKind::*;
+    let model = |k: &FileKind| matches!(k, ProjectConfig | Flowgroup | Template | Preset | Blueprint | Substitutions);
+    match kind {
+        // Their findings come from the actions that use them.
+        Expectations | Sql => broken.iter().any(model),
+        // Their actions come through templates, presets, blueprints and
+        // tokens.
+        Flowgroup => broken.iter().any(|k| model(k) && *k != Flowgroup),
+        Template | Preset | Blueprint => broken.iter().any(model),
+        ProjectConfig | Substitutions | PipelineConfig => false,
+    }
 }
 
 /// Whether this run checks fewer environments than the project declares
