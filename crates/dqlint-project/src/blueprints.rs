@@ -52,6 +52,45 @@ impl Blueprint {
     }
 }
 
+/// The blueprints of the project by name, with the problems of their files:
+/// several documents in one file (LHP-CFG-048), a name used twice
+/// (LHP-VAL-046).
+pub fn collect(files: &[crate::SourceFile], ids: &[FileId], problems: &mut Vec<Problem>) -> HashMap<String, Blueprint> {
+    let mut blueprints: HashMap<String, Blueprint> = HashMap::new();
+    for id in ids {
+        let file = &files[id.0 as usize];
+        let documents: Vec<&dqlint_yaml::Node> =
+            file.yaml.iter().flat_map(|y| y.documents.iter()).filter_map(|d| d.root.as_ref()).collect();
+        if let Some(second) = documents.get(1) {
+            problems.push(Problem {
+                kind: ProblemKind::Structure,
+                message: "a blueprint file holds one document; LHP rejects several (LHP-CFG-048)".into(),
+                origin: Origin::new(*id, second.span.start..second.span.start),
+            });
+        }
+        let Some(root) = file.first_document() else { continue };
+        let Some(blueprint) = Blueprint::from_value(*id, &root) else { continue };
+        match blueprints.get(&blueprint.name) {
+            Some(first) => {
+                let origin = root.get("name").map(|n| n.origin.clone()).unwrap_or_else(|| root.origin.at_start());
+                problems.push(Problem {
+                    kind: ProblemKind::BlueprintProblem,
+                    message: format!(
+                        "blueprint `{}` is also defined in `{}`; LHP rejects the duplicate name (LHP-VAL-046)",
+                        blueprint.name,
+                        files[first.file.0 as usize].rel
+                    ),
+                    origin,
+                });
+            }
+            None => {
+                blueprints.insert(blueprint.name.clone(), blueprint);
+            }
+        }
+    }
+    blueprints
+}
+
 /// Whether a document under `pipelines/` is a blueprint definition put in
 /// the wrong place (LHP-CFG-040): `parameters` and `flowgroups`, no `actions`.
 pub fn looks_like_blueprint(doc: &Value) -> bool {
@@ -129,22 +168,31 @@ pub fn expand(instance: &Value, blueprints: &HashMap<String, Blueprint>, problem
         .specs
         .iter()
         .map(|spec| {
+            // The spec's own `variables:` win over the instance's parameters
+            // (LHP merges them as `{**parameters, **spec.variables}`).
+            let mut values = values.clone();
+            for entry in spec.get("variables").and_then(Value::as_map).unwrap_or_default() {
+                values.insert(entry.key.clone(), entry.value.python_str());
+            }
             let mut stamped = spec.clone();
-            let mut leftover = Vec::new();
+            let mut leftover: Vec<(String, Origin)> = Vec::new();
             stamp(&mut stamped, &values, &mut leftover);
-            // `%{x}` the blueprint does not declare is an error unless the
-            // spec's own `variables:` defines it.
-            let local = stamped.get("variables").and_then(Value::as_map).unwrap_or_default();
-            for (variable, origin) in leftover {
-                if !local.iter().any(|e| e.key == variable) {
-                    problems.push(Problem {
-                        kind: ProblemKind::UndefinedVariable,
-                        message: format!(
-                            "`%{{{variable}}}` is not a parameter of blueprint `{name}` and stays unresolved (LHP-VAL-055)"
-                        ),
-                        origin,
-                    });
+            // `%{x}` still there is an error (LHP-VAL-055): once per name.
+            let mut reported: Vec<&str> = Vec::new();
+            for (variable, origin) in &leftover {
+                if reported.contains(&variable.as_str()) {
+                    continue;
                 }
+                reported.push(variable);
+                let why = match blueprint.parameters.iter().find(|p| &p.name == variable) {
+                    Some(_) => format!("parameter `{variable}` of blueprint `{name}` is not set by this instance and has no default"),
+                    None => format!("it is not a parameter of blueprint `{name}`"),
+                };
+                problems.push(Problem {
+                    kind: ProblemKind::UndefinedVariable,
+                    message: format!("`%{{{variable}}}` stays unresolved: {why} (LHP-VAL-055)"),
+                    origin: origin.clone(),
+                });
             }
             stamped.set_via(&via);
             stamped

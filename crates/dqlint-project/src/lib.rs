@@ -182,13 +182,7 @@ impl Project {
             }
         }
 
-        let mut blueprints: HashMap<String, Blueprint> = HashMap::new();
-        for id in &blueprint_ids {
-            let file = &loader.files[id.0 as usize];
-            if let Some(blueprint) = file.first_document().and_then(|v| Blueprint::from_value(*id, &v)) {
-                blueprints.entry(blueprint.name.clone()).or_insert(blueprint);
-            }
-        }
+        let blueprints = blueprints::collect(&loader.files, &blueprint_ids, &mut problems);
 
         let (envs, missing_envs) = load_envs(&loader.files, &substitution_ids, &options.envs);
 
@@ -206,8 +200,16 @@ impl Project {
                     .filter_map(|d| d.root.as_ref())
                     .filter(|n| !n.is_null())
                     .map(|n| Value::from_node(n, *id))
-                    .flat_map(|v| {
-                        if v.get("use_blueprint").is_some() {
+                    .enumerate()
+                    .flat_map(|(index, v)| {
+                        if v.get("use_blueprint").is_some() && index > 0 {
+                            doc_problems.push(Problem {
+                                kind: ProblemKind::Structure,
+                                message: "a blueprint instance file holds one document; LHP rejects several (LHP-CFG-052)".into(),
+                                origin: v.origin.at_start(),
+                            });
+                            Vec::new()
+                        } else if v.get("use_blueprint").is_some() {
                             blueprints::expand(&v, &blueprints, &mut doc_problems)
                         } else if blueprints::looks_like_blueprint(&v) {
                             doc_problems.push(Problem {

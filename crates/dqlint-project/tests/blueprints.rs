@@ -104,7 +104,7 @@ fn undeclared_variables_and_misplaced_blueprints_are_reported() {
     let project = load(dir.path());
     let found = problems(&project);
     assert!(
-        found.iter().any(|(k, m)| *k == ProblemKind::UndefinedVariable && m.contains("`%{sit}` is not a parameter")),
+        found.iter().any(|(k, m)| *k == ProblemKind::UndefinedVariable && m.contains("`%{sit}` stays unresolved: it is not a parameter")),
         "{found:?}"
     );
     assert!(found.iter().any(|(k, m)| *k == ProblemKind::Structure && m.contains("LHP-CFG-040")), "{found:?}");
@@ -138,4 +138,52 @@ fn the_corpus_blueprint_instance_expands() {
     assert!(site1.len() >= 4, "the instance stamps the blueprint's flowgroups, got {}", site1.len());
     assert!(site1.iter().any(|fg| fg.name.as_deref() == Some("purchase_order_ingestion_site1")));
     assert!(site1.iter().all(|fg| fg.problems.is_empty()), "{:?}", site1.iter().map(|f| &f.problems).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_spec_variable_wins_over_the_instance_parameter() {
+    let blueprint = BLUEPRINT.replace(
+        "    flowgroup: \"orders_dq_%{site}\"\n",
+        "    flowgroup: \"orders_dq_%{site}\"\n    variables:\n      layer: gold\n",
+    );
+    let dir = project(&[
+        ("blueprints/site_quality.yaml", &blueprint),
+        ("pipelines/south.yaml", "use_blueprint: site_quality\nparameters:\n  site: south\n  layer: silver\n"),
+    ]);
+    let project = load(dir.path());
+    assert!(problems(&project).is_empty(), "{:?}", problems(&project));
+    assert_eq!(project.flowgroups[0].actions[0].get_str("target"), Some("v_orders_south_gold"));
+}
+
+#[test]
+fn duplicate_names_and_several_documents_are_reported() {
+    let dir = project(&[
+        ("blueprints/a.yaml", BLUEPRINT),
+        ("blueprints/b.yaml", &format!("{BLUEPRINT}---\nname: other\nflowgroups: []\n")),
+        ("pipelines/north.yaml", "use_blueprint: site_quality\nparameters:\n  site: north\n---\nuse_blueprint: site_quality\nparameters:\n  site: south\n"),
+    ]);
+    let project = load(dir.path());
+    let all: Vec<(ProblemKind, String)> = problems(&project)
+        .into_iter()
+        .chain(project.problems.iter().map(|p| (p.kind, p.message.clone())))
+        .collect();
+    let has = |kind: ProblemKind, text: &str| all.iter().any(|(k, m)| *k == kind && m.contains(text));
+    assert!(has(ProblemKind::BlueprintProblem, "also defined in `blueprints/a.yaml`"), "{all:?}");
+    assert!(has(ProblemKind::Structure, "LHP-CFG-048"), "{all:?}");
+    assert!(has(ProblemKind::Structure, "LHP-CFG-052"), "{all:?}");
+    let names: Vec<_> = project.flowgroups.iter().filter_map(|fg| fg.name.clone()).collect();
+    assert_eq!(names, ["orders_dq_north"], "only the first instance document is stamped");
+}
+
+#[test]
+fn an_unset_optional_parameter_is_reported_once_per_spec() {
+    let blueprint = BLUEPRINT.replace("    required: true\n", "    required: false\n");
+    let dir = project(&[
+        ("blueprints/site_quality.yaml", &blueprint),
+        ("pipelines/north.yaml", "use_blueprint: site_quality\nparameters: {}\n"),
+    ]);
+    let project = load(dir.path());
+    let found = problems(&project);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].1.contains("`%{site}` stays unresolved: parameter `site` of blueprint `site_quality` is not set by this instance and has no default"), "{found:?}");
 }

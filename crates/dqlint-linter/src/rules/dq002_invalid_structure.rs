@@ -37,8 +37,9 @@ use crate::registry::rule;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ002");
-    for fg in &ctx.project.flowgroups {
-        for p in fg.problems.iter().filter(|p| p.kind == ProblemKind::Structure) {
+    let problems = ctx.project.flowgroups.iter().flat_map(|fg| fg.problems.iter()).chain(&ctx.project.problems);
+    {
+        for p in problems.filter(|p| p.kind == ProblemKind::Structure) {
             out.push(Diagnostic::new(me, &p.origin, p.message.clone()));
         }
     }

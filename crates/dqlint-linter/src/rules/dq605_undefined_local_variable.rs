@@ -26,7 +26,7 @@
 //! ```
 
 use dqlint_project::flowgroup::scan_variables;
-use dqlint_project::ProblemKind;
+use dqlint_project::{ProblemKind, Via};
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
@@ -38,7 +38,9 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ605");
     for fg in &ctx.project.flowgroups {
         let has_block = fg.doc.get("variables").is_some();
-        if has_block {
+        // A stamped blueprint spec: the expansion knows which `%{}` it left.
+        let from_blueprint = matches!(fg.doc.origin.via.as_deref(), Some(Via::Blueprint { .. }));
+        if has_block || from_blueprint {
             for p in fg.problems.iter().filter(|p| p.kind == ProblemKind::UndefinedVariable) {
                 let name = p.message.split('`').nth(1).unwrap_or("");
                 let at = find_in_origin(ctx.project, &p.origin, name, 0);
