@@ -1,7 +1,13 @@
-//! The report formats of `dqlint lint` (see `spec/cli.md`).
+//! The report formats of `dqlint lint` (see `spec/cli.md`): `full`,
+//! `concise`, `json` and `--statistics` here, `github` and `sarif` in their
+//! own modules.
+
+pub mod github;
+pub mod sarif;
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::Path;
 
 use codespan_reporting::diagnostic::{Diagnostic as Snippet, Label, Severity as SnippetSeverity};
 use codespan_reporting::files::SimpleFiles;
@@ -18,6 +24,15 @@ pub struct Report<'a> {
 impl Report<'_> {
     fn rel(&self, at: &Location) -> &str {
         &self.project.file(at.file).rel
+    }
+
+    /// The path shown to CI services: relative to `base` (the working
+    /// directory, i.e. the repository checkout) when the file is under it,
+    /// else absolute; `/` separators.
+    fn display_path(&self, file: dqlint_project::FileId, base: &Path) -> String {
+        let path = &self.project.file(file).path;
+        let shown = path.strip_prefix(base).unwrap_or(path);
+        shown.to_string_lossy().replace('\\', "/")
     }
 
     fn position(&self, at: &Location, offset: usize) -> Json {
