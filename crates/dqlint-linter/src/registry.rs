@@ -109,7 +109,8 @@ impl ExampleKind {
 ///   ```` ```yaml title="expectations/orders_quality.yaml" ````.
 ///   A block without a `title` is an error, so no example goes unchecked.
 /// - The good project is the bad one with the good section's files
-///   written over it: it shows only what changes.
+///   written over it: it shows only what changes (possibly only the
+///   `Linted with` line).
 /// - A line `Linted with `--env dev --env prd`.` lints those environments
 ///   (default: every `substitutions/*.yaml`).
 /// - What an example leaves out is filled in: `lhp.yaml`
@@ -173,7 +174,7 @@ impl DocExample {
             }
             example.files.push(ExampleFile { path: path.to_string(), language, text });
         }
-        if example.files.is_empty() {
+        if example.files.is_empty() && example.envs.is_empty() {
             return Err("no code block with a title=\"PATH\"".into());
         }
         Ok(example)

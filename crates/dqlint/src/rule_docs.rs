@@ -26,7 +26,7 @@ pub fn source_root() -> PathBuf {
 /// A rule's page: what `dqlint rule CODE` prints, too.
 pub fn page(rule: &RuleMeta) -> String {
     format!(
-        "# {} `{}`\n\nDefault severity: {}. Run `dqlint rule {}` for this page in a terminal.\n\n{}\n",
+        "# {} ({})\n\nDefault severity: {}. `dqlint rule {}` prints this page.\n\n{}\n",
         rule.code,
         rule.name,
         rule.severity.as_str(),

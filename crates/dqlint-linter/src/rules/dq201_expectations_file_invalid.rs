@@ -8,21 +8,42 @@
 //! silently produces a view without any expectation; quarantine mode
 //! rejects it.
 //!
-//! ## Example
-//! ```yaml
-//! expectations: price > 0
+//! ## Example (bad)
+//! ```yaml title="pipelines/bronze/orders.yaml"
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//! ```
+//!
+//! ```yaml title="expectations/orders.yaml"
+//! expectations: order_id IS NOT NULL
+//! ```
+//!
+//! ## Example (good)
+//! ```yaml title="expectations/orders.yaml"
+//! expectations:
+//!   order_id IS NOT NULL:
+//!     action: drop
+//!     name: valid_order_id
 //! ```
 //!
 //! ## Fix
 //! Write one document: a mapping of `constraint: {action, name}` or a list
 //! of `{name, constraint, type|failureAction}` items.
-//!
-//! ## Valid
-//! ```yaml
-//! price > 0:
-//!   action: drop
-//!   name: positive_price
-//! ```
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};

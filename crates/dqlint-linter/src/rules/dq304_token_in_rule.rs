@@ -6,20 +6,47 @@
 //! copied verbatim into the SQL, and the rule compares against the literal
 //! string `${catalog}`.
 //!
-//! ## Example
-//! ```yaml
-//! region = '${region}':
+//! ## Example (bad)
+//! ```yaml title="pipelines/bronze/orders.yaml"
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//! ```
+//!
+//! ```yaml title="expectations/orders.yaml"
+//! "region = '${region}'":
 //!   action: drop
+//!   name: expected_region
+//! ```
+//!
+//! ```yaml title="substitutions/dev.yaml"
+//! dev:
+//!   region: EU
+//! ```
+//!
+//! ## Example (good)
+//! ```yaml title="expectations/orders.yaml"
+//! "region = 'EU'":
+//!   action: drop
+//!   name: expected_region
 //! ```
 //!
 //! ## Fix
 //! Write the value, or generate per-environment expectations files.
-//!
-//! ## Valid
-//! ```yaml
-//! region = 'EU':
-//!   action: drop
-//! ```
 
 use crate::engine::{Context, Findings};
 

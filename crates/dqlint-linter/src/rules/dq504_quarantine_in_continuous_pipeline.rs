@@ -7,21 +7,50 @@
 //! flows are built for batch-triggered updates. LHP's docs say so but
 //! nothing checks it.
 //!
-//! ## Example
-//! ```yaml
-//! # config/pipeline_config.yaml
+//! ## Example (bad)
+//! ```yaml title="pipelines/bronze/orders.yaml"
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
+//! ```
+//!
+//! ```yaml title="expectations/orders.yaml"
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! ```yaml title="config/pipeline_config.yaml"
 //! pipeline: bronze
 //! continuous: true
 //! ```
 //!
-//! ## Fix
-//! Run the pipeline triggered (`continuous: false`), or use `mode: dqe`.
-//!
-//! ## Valid
-//! ```yaml
+//! ## Example (good)
+//! ```yaml title="config/pipeline_config.yaml"
 //! pipeline: bronze
 //! continuous: false
 //! ```
+//!
+//! ## Fix
+//! Run the pipeline triggered (`continuous: false`), or use `mode: dqe`.
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{origin_of, Context, Findings};

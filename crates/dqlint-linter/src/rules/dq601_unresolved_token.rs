@@ -8,20 +8,51 @@
 //! LHP fails with LHP-CFG-010, but only for the one `--env` it runs with:
 //! a token missing from `prod.yaml` surfaces at the production deploy.
 //!
-//! ## Example
-//! ```yaml
-//! quarantine:
-//!   dlq_table: ${catalog}.${ops_schema}.dlq
+//! ## Example (bad)
+//! ```yaml title="pipelines/bronze/orders.yaml"
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: ${catalog}.${ops_schema}.dlq
+//!       source_table: ${catalog}.bronze.orders
+//! ```
+//!
+//! ```yaml title="expectations/orders.yaml"
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! ```yaml title="substitutions/dev.yaml"
+//! dev:
+//!   catalog: main
+//! ```
+//!
+//! ## Example (good)
+//! ```yaml title="substitutions/dev.yaml"
+//! dev:
+//!   catalog: main
+//!   ops_schema: ops
 //! ```
 //!
 //! ## Fix
 //! Define the token in every `substitutions/<env>.yaml` (or in `global`).
-//!
-//! ## Valid
-//! ```yaml
-//! quarantine:
-//!   dlq_table: ${catalog}.ops.dlq
-//! ```
 
 use dqlint_project::TokenSyntax;
 
