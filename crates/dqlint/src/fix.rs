@@ -273,3 +273,93 @@ pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(span: Range<usize>, new_text: &str) -> TextEdit {
+        TextEdit { span, new_text: new_text.into() }
+    }
+
+    #[test]
+    fn edits_splice_bytes_and_keep_the_rest() {
+        let text = "a: 1  # keep me\nb: warn\n";
+        let at = text.find("warn").unwrap();
+        let out = apply_edits(text, &[edit(at..at + 4, "drop"), edit(0..0, "# top\n")]).unwrap();
+        assert_eq!(out, "# top\na: 1  # keep me\nb: drop\n");
+    }
+
+    #[test]
+    fn inserted_line_breaks_follow_the_file() {
+        let crlf = "a: 1\r\nb: 2\r\n";
+        assert_eq!(apply_edits(crlf, &[edit(6..6, "x: 0\n")]).unwrap(), "a: 1\r\nx: 0\r\nb: 2\r\n");
+        assert_eq!(apply_edits(crlf, &[edit(6..6, "x: 0\r\n")]).unwrap(), "a: 1\r\nx: 0\r\nb: 2\r\n");
+        let lf = "a: 1\nb: 2\n";
+        assert_eq!(apply_edits(lf, &[edit(5..5, "x: 0\n")]).unwrap(), "a: 1\nx: 0\nb: 2\n");
+    }
+
+    #[test]
+    fn bad_ranges_are_errors_not_panics() {
+        assert!(apply_edits("abc", &[edit(2..9, "x")]).is_err());
+        assert!(apply_edits("abc", &[edit(2..1, "x")]).is_err());
+        assert!(apply_edits("é", &[edit(1..2, "x")]).is_err(), "inside a character");
+        assert!(apply_edits("abcdef", &[edit(1..4, "x"), edit(2..3, "y")]).is_err(), "overlap");
+    }
+
+    #[test]
+    fn conflicts() {
+        let a = edit(5..10, "");
+        assert!(a.conflicts_with(&edit(9..12, "")));
+        assert!(a.conflicts_with(&edit(7..7, "")), "insertion inside");
+        assert!(!a.conflicts_with(&edit(10..12, "")), "touching ranges");
+        assert!(!a.conflicts_with(&edit(5..5, "")), "insertion at the start");
+        assert!(!a.conflicts_with(&edit(10..10, "")), "insertion at the end");
+        assert!(edit(3..3, "x").conflicts_with(&edit(3..3, "y")), "two insertions at one point");
+    }
+
+    #[test]
+    fn a_fix_that_breaks_yaml_is_refused() {
+        let text = "order_id IS NOT NULL:\n  action: drop\n  name: valid_order_id\n";
+        let at = text.find("drop").unwrap();
+        let good = fixed_text(Syntax::Yaml, text, &[edit(at..at + 4, "warn")]).unwrap();
+        assert!(good.contains("action: warn"));
+        // A synthetic bad fix: an unclosed flow mapping.
+        let err = fixed_text(Syntax::Yaml, text, &[edit(at..at + 4, "{drop")]).unwrap_err();
+        assert!(err.contains("valid YAML"), "{err}");
+    }
+
+    #[test]
+    fn a_fix_that_breaks_sql_is_refused() {
+        let text = "CREATE TABLE main.ops.dlq (id STRING) TBLPROPERTIES ('a' = 'true');\n";
+        let at = text.find("TBLPROPERTIES").unwrap();
+        let err = fixed_text(Syntax::Sql, text, &[edit(at..at, "TBLPROPERTIES (")]).unwrap_err();
+        assert!(err.contains("valid SQL"), "{err}");
+        let ok = fixed_text(Syntax::Sql, text, &[edit(at..at, "CLUSTER BY (id)\n")]).unwrap();
+        assert!(ok.contains("CLUSTER BY (id)\nTBLPROPERTIES"));
+    }
+
+    #[test]
+    fn a_file_already_broken_may_still_be_fixed_if_it_gets_no_worse() {
+        let text = "a: [1\nb: drop\n";
+        let at = text.find("drop").unwrap();
+        assert!(fixed_text(Syntax::Yaml, text, &[edit(at..at + 4, "warn")]).is_ok());
+    }
+
+    #[test]
+    fn syntax_by_extension() {
+        assert_eq!(Syntax::of(Path::new("sql/dlq.SQL")), Syntax::Sql);
+        assert_eq!(Syntax::of(Path::new("expectations/a.json")), Syntax::Yaml);
+    }
+
+    #[test]
+    fn atomic_write_replaces_the_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.yaml");
+        std::fs::write(&path, "old\n").unwrap();
+        write_atomically(&path, "new\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().filter_map(|e| e.ok()).collect();
+        assert_eq!(leftovers.len(), 1, "no temporary file left behind");
+    }
+}
