@@ -49,14 +49,20 @@ fn dlq_tables(example: &DocExample) -> BTreeSet<String> {
 fn findings(example: &DocExample) -> Vec<String> {
     let tmp = tempfile::tempdir().unwrap();
     materialise(example, tmp.path());
-    let options = LoadOptions { envs: example.envs.clone(), ..Default::default() };
+    let options = LoadOptions {
+        envs: example.envs.clone(),
+        ..Default::default()
+    };
     let project = Project::load(tmp.path(), &options).unwrap();
     lint(&project, &Selection::default())
         .iter()
         .map(|d| {
             let file = project.file(d.primary.file);
             let p = file.lines.position(&file.text, d.primary.span.start);
-            format!("{}:{}:{}: {} {}", file.rel, p.line, p.column, d.rule.code, d.message)
+            format!(
+                "{}:{}:{}: {} {}",
+                file.rel, p.line, p.column, d.rule.code, d.message
+            )
         })
         .collect()
 }
@@ -65,18 +71,29 @@ fn check(rule: &RuleMeta) -> Result<(), String> {
     let bad = rule.example(ExampleKind::Bad)?;
     let good = rule.example(ExampleKind::Good)?.overlaid_on(&bad);
     let found = findings(&bad);
-    let codes: BTreeSet<&str> = found.iter().map(|f| f.split(' ').nth(1).unwrap_or("")).collect();
+    let codes: BTreeSet<&str> = found
+        .iter()
+        .map(|f| f.split(' ').nth(1).unwrap_or(""))
+        .collect();
     if codes != BTreeSet::from([rule.code]) {
         return Err(format!(
             "{}: the bad example should raise {} and nothing else; it raises:\n  {}",
             rule.code,
             rule.code,
-            if found.is_empty() { "(nothing)".to_string() } else { found.join("\n  ") }
+            if found.is_empty() {
+                "(nothing)".to_string()
+            } else {
+                found.join("\n  ")
+            }
         ));
     }
     let found = findings(&good);
     if !found.is_empty() {
-        return Err(format!("{}: the good example should raise nothing; it raises:\n  {}", rule.code, found.join("\n  ")));
+        return Err(format!(
+            "{}: the good example should raise nothing; it raises:\n  {}",
+            rule.code,
+            found.join("\n  ")
+        ));
     }
     Ok(())
 }
@@ -98,7 +115,10 @@ fn every_rule_doc_example_runs() {
 fn an_example_block_without_a_path_is_refused() {
     let err = DocExample::parse("```yaml\na: 1\n```\n").unwrap_err();
     assert!(err.contains("title"), "{err}");
-    let ok = DocExample::parse("Linted with `--env dev --env prd`.\n\n```yaml title=\"x.yaml\"\na: 1\n```\n").unwrap();
+    let ok = DocExample::parse(
+        "Linted with `--env dev --env prd`.\n\n```yaml title=\"x.yaml\"\na: 1\n```\n",
+    )
+    .unwrap();
     assert_eq!(ok.envs, ["dev", "prd"]);
     assert_eq!(ok.files[0].path, "x.yaml");
     assert_eq!(ok.files[0].text, "a: 1\n");
@@ -106,8 +126,17 @@ fn an_example_block_without_a_path_is_refused() {
 
 #[test]
 fn the_good_example_overrides_only_the_files_it_shows() {
-    let bad = DocExample::parse("```yaml title=\"a.yaml\"\nx: 1\n```\n```yaml title=\"b.yaml\"\ny: 1\n```\n").unwrap();
-    let good = DocExample::parse("```yaml title=\"b.yaml\"\ny: 2\n```\n").unwrap().overlaid_on(&bad);
-    let texts: Vec<(&str, &str)> = good.files.iter().map(|f| (f.path.as_str(), f.text.as_str())).collect();
+    let bad = DocExample::parse(
+        "```yaml title=\"a.yaml\"\nx: 1\n```\n```yaml title=\"b.yaml\"\ny: 1\n```\n",
+    )
+    .unwrap();
+    let good = DocExample::parse("```yaml title=\"b.yaml\"\ny: 2\n```\n")
+        .unwrap()
+        .overlaid_on(&bad);
+    let texts: Vec<(&str, &str)> = good
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.text.as_str()))
+        .collect();
     assert_eq!(texts, [("a.yaml", "x: 1\n"), ("b.yaml", "y: 2\n")]);
 }

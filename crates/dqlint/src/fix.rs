@@ -80,12 +80,27 @@ impl FixPlan {
         let mut plan = FixPlan::default();
         for d in diagnostics {
             let Some(fix) = &d.fix else { continue };
-            if !mode.allows(fix.applicability) || fix.edits.is_empty() || fix.edits.iter().any(|e| skip(e.file)) {
+            if !mode.allows(fix.applicability)
+                || fix.edits.is_empty()
+                || fix.edits.iter().any(|e| skip(e.file))
+            {
                 continue;
             }
             let candidate = ChosenFix {
                 code: d.rule.code,
-                edits: fix.edits.iter().map(|e| (e.file, TextEdit { span: e.span.clone(), new_text: e.new_text.clone() })).collect(),
+                edits: fix
+                    .edits
+                    .iter()
+                    .map(|e| {
+                        (
+                            e.file,
+                            TextEdit {
+                                span: e.span.clone(),
+                                new_text: e.new_text.clone(),
+                            },
+                        )
+                    })
+                    .collect(),
             };
             if !plan.conflicts(&candidate) {
                 plan.fixes.push(candidate);
@@ -96,8 +111,14 @@ impl FixPlan {
 
     fn conflicts(&self, candidate: &ChosenFix) -> bool {
         candidate.edits.iter().enumerate().any(|(i, (file, edit))| {
-            let taken = self.fixes.iter().flat_map(|f| f.edits.iter()).chain(&candidate.edits[..i]);
-            taken.filter(|(f, _)| f == file).any(|(_, other)| edit.conflicts_with(other))
+            let taken = self
+                .fixes
+                .iter()
+                .flat_map(|f| f.edits.iter())
+                .chain(&candidate.edits[..i]);
+            taken
+                .filter(|(f, _)| f == file)
+                .any(|(_, other)| edit.conflicts_with(other))
         })
     }
 
@@ -117,13 +138,15 @@ impl FixPlan {
     /// Drops every fix touching `file`, its edits in other files too: a
     /// fix is applied whole or not at all.
     pub fn drop_file(&mut self, file: FileId) {
-        self.fixes.retain(|f| !f.edits.iter().any(|(f, _)| *f == file));
+        self.fixes
+            .retain(|f| !f.edits.iter().any(|(f, _)| *f == file));
     }
 }
 
 /// How a file's line breaks are written.
 fn uses_crlf(text: &str) -> bool {
-    text.find('\n').is_some_and(|i| i > 0 && text.as_bytes()[i - 1] == b'\r')
+    text.find('\n')
+        .is_some_and(|i| i > 0 && text.as_bytes()[i - 1] == b'\r')
 }
 
 /// Writes `\n` in inserted text as `\r\n` in a CRLF file.
@@ -153,8 +176,16 @@ pub fn apply_edits(text: &str, edits: &[TextEdit]) -> Result<String, String> {
     let mut at = 0;
     for e in sorted {
         let Range { start, end } = e.span;
-        if start < at || end < start || end > text.len() || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
-            return Err(format!("edit {start}..{end} does not fit the file ({} bytes)", text.len()));
+        if start < at
+            || end < start
+            || end > text.len()
+            || !text.is_char_boundary(start)
+            || !text.is_char_boundary(end)
+        {
+            return Err(format!(
+                "edit {start}..{end} does not fit the file ({} bytes)",
+                text.len()
+            ));
         }
         out.push_str(&text[at..start]);
         out.push_str(&with_line_endings(&e.new_text, crlf));
@@ -182,8 +213,16 @@ impl Syntax {
     /// The parse errors of `text`: messages with their byte ranges.
     pub fn errors(self, text: &str) -> Vec<(Range<usize>, String)> {
         match self {
-            Syntax::Yaml => dqlint_yaml::parse(text).errors.into_iter().map(|e| (e.span, e.message)).collect(),
-            Syntax::Sql => dqlint_sql::ddl::parse_sql_file(text).errors.into_iter().map(|e| (e.range, e.message)).collect(),
+            Syntax::Yaml => dqlint_yaml::parse(text)
+                .errors
+                .into_iter()
+                .map(|e| (e.span, e.message))
+                .collect(),
+            Syntax::Sql => dqlint_sql::ddl::parse_sql_file(text)
+                .errors
+                .into_iter()
+                .map(|e| (e.range, e.message))
+                .collect(),
         }
     }
 }
@@ -199,7 +238,9 @@ pub fn fixed_text(syntax: Syntax, before: &str, edits: &[TextEdit]) -> Result<St
             Syntax::Sql => "SQL",
         };
         let (_, first) = &errors_after[0];
-        return Err(format!("the fixed file would not be valid {what} ({first})"));
+        return Err(format!(
+            "the fixed file would not be valid {what} ({first})"
+        ));
     }
     Ok(after)
 }
@@ -246,12 +287,21 @@ pub fn apply_plan(project: &Project, mut plan: FixPlan) -> RoundResult {
                 }),
                 Err(reason) => {
                     plan.drop_file(file);
-                    result.rejected.push((file, Rejected { rel: source.rel.clone(), reason }));
+                    result.rejected.push((
+                        file,
+                        Rejected {
+                            rel: source.rel.clone(),
+                            reason,
+                        },
+                    ));
                     continue 'retry;
                 }
             }
         }
-        result.changed = changed.into_iter().filter(|c| c.before != c.after).collect();
+        result.changed = changed
+            .into_iter()
+            .filter(|c| c.before != c.after)
+            .collect();
         for fix in &plan.fixes {
             *result.applied.entry(fix.code).or_default() += 1;
         }
@@ -263,8 +313,13 @@ pub fn apply_plan(project: &Project, mut plan: FixPlan) -> RoundResult {
 /// folder, then a rename over the original (keeping its permissions).
 pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new().prefix(".dqlint-fix-").tempfile_in(dir)?;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".dqlint-fix-")
+        .tempfile_in(dir)?;
     tmp.write_all(text.as_bytes())?;
     tmp.as_file().sync_all()?;
     if let Ok(meta) = std::fs::metadata(path) {
@@ -279,7 +334,10 @@ mod tests {
     use super::*;
 
     fn edit(span: Range<usize>, new_text: &str) -> TextEdit {
-        TextEdit { span, new_text: new_text.into() }
+        TextEdit {
+            span,
+            new_text: new_text.into(),
+        }
     }
 
     #[test]
@@ -293,18 +351,35 @@ mod tests {
     #[test]
     fn inserted_line_breaks_follow_the_file() {
         let crlf = "a: 1\r\nb: 2\r\n";
-        assert_eq!(apply_edits(crlf, &[edit(6..6, "x: 0\n")]).unwrap(), "a: 1\r\nx: 0\r\nb: 2\r\n");
-        assert_eq!(apply_edits(crlf, &[edit(6..6, "x: 0\r\n")]).unwrap(), "a: 1\r\nx: 0\r\nb: 2\r\n");
+        assert_eq!(
+            apply_edits(crlf, &[edit(6..6, "x: 0\n")]).unwrap(),
+            "a: 1\r\nx: 0\r\nb: 2\r\n"
+        );
+        assert_eq!(
+            apply_edits(crlf, &[edit(6..6, "x: 0\r\n")]).unwrap(),
+            "a: 1\r\nx: 0\r\nb: 2\r\n"
+        );
         let lf = "a: 1\nb: 2\n";
-        assert_eq!(apply_edits(lf, &[edit(5..5, "x: 0\n")]).unwrap(), "a: 1\nx: 0\nb: 2\n");
+        assert_eq!(
+            apply_edits(lf, &[edit(5..5, "x: 0\n")]).unwrap(),
+            "a: 1\nx: 0\nb: 2\n"
+        );
     }
 
     #[test]
     fn bad_ranges_are_errors_not_panics() {
         assert!(apply_edits("abc", &[edit(2..9, "x")]).is_err());
-        assert!(apply_edits("abc", &[edit(2..1, "x")]).is_err());
-        assert!(apply_edits("é", &[edit(1..2, "x")]).is_err(), "inside a character");
-        assert!(apply_edits("abcdef", &[edit(1..4, "x"), edit(2..3, "y")]).is_err(), "overlap");
+        #[allow(clippy::reversed_empty_ranges)] // the point: a reversed range from a buggy rule
+        let reversed = edit(2..1, "x");
+        assert!(apply_edits("abc", &[reversed]).is_err());
+        assert!(
+            apply_edits("é", &[edit(1..2, "x")]).is_err(),
+            "inside a character"
+        );
+        assert!(
+            apply_edits("abcdef", &[edit(1..4, "x"), edit(2..3, "y")]).is_err(),
+            "overlap"
+        );
     }
 
     #[test]
@@ -315,7 +390,10 @@ mod tests {
         assert!(!a.conflicts_with(&edit(10..12, "")), "touching ranges");
         assert!(!a.conflicts_with(&edit(5..5, "")), "insertion at the start");
         assert!(!a.conflicts_with(&edit(10..10, "")), "insertion at the end");
-        assert!(edit(3..3, "x").conflicts_with(&edit(3..3, "y")), "two insertions at one point");
+        assert!(
+            edit(3..3, "x").conflicts_with(&edit(3..3, "y")),
+            "two insertions at one point"
+        );
     }
 
     #[test]
@@ -359,7 +437,10 @@ mod tests {
         std::fs::write(&path, "old\n").unwrap();
         write_atomically(&path, "new\n").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
-        let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().filter_map(|e| e.ok()).collect();
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .collect();
         assert_eq!(leftovers.len(), 1, "no temporary file left behind");
     }
 }

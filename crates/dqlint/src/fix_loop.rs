@@ -55,7 +55,9 @@ pub fn fix_project(
             break (project, diagnostics);
         }
         round += 1;
-        let plan = FixPlan::choose(&diagnostics, mode, |f| rejected_paths.contains(&project.file(f).path));
+        let plan = FixPlan::choose(&diagnostics, mode, |f| {
+            rejected_paths.contains(&project.file(f).path)
+        });
         if plan.is_empty() {
             break (project, diagnostics);
         }
@@ -73,7 +75,9 @@ pub fn fix_project(
             *applied.entry(code).or_default() += n;
         }
         for change in result.changed {
-            originals.entry(change.path.clone()).or_insert((change.rel.clone(), change.before.clone()));
+            originals
+                .entry(change.path.clone())
+                .or_insert((change.rel.clone(), change.before.clone()));
             overlay.insert(change.path, Arc::from(change.after.as_str()));
         }
     };
@@ -81,16 +85,28 @@ pub fn fix_project(
         .into_iter()
         .filter_map(|(path, (rel, before))| {
             let after = overlay.get(&path)?.to_string();
-            (after != before).then_some(ChangedFile { path, rel, before, after })
+            (after != before).then_some(ChangedFile {
+                path,
+                rel,
+                before,
+                after,
+            })
         })
         .collect();
-    Ok(FixOutcome { project, remaining, changed, applied, rejected })
+    Ok(FixOutcome {
+        project,
+        remaining,
+        changed,
+        applied,
+        rejected,
+    })
 }
 
 /// Writes the fixed files, each atomically.
 pub fn write_changes(changed: &[ChangedFile]) -> Result<(), String> {
     for change in changed {
-        write_atomically(&change.path, &change.after).map_err(|e| format!("cannot write {}: {e}", change.path.display()))?;
+        write_atomically(&change.path, &change.after)
+            .map_err(|e| format!("cannot write {}: {e}", change.path.display()))?;
     }
     Ok(())
 }
@@ -101,22 +117,39 @@ pub fn write_diff(out: &mut dyn Write, changed: &[ChangedFile]) -> std::io::Resu
         let diff = similar::TextDiff::from_lines(&change.before, &change.after);
         let a = format!("a/{}", change.rel);
         let b = format!("b/{}", change.rel);
-        write!(out, "{}", diff.unified_diff().context_radius(3).header(&a, &b))?;
+        write!(
+            out,
+            "{}",
+            diff.unified_diff().context_radius(3).header(&a, &b)
+        )?;
     }
     Ok(())
 }
 
 /// What `--fix`/`--diff` tell on stderr: files written (or that would be),
 /// fixes per rule, and files left alone because a fix would break them.
-pub fn write_fix_summary(out: &mut dyn Write, outcome: &FixOutcome, dry_run: bool, quiet: bool) -> std::io::Result<()> {
+pub fn write_fix_summary(
+    out: &mut dyn Write,
+    outcome: &FixOutcome,
+    dry_run: bool,
+    quiet: bool,
+) -> std::io::Result<()> {
     for r in &outcome.rejected {
-        writeln!(out, "dqlint: warning: left {} unchanged: {}", r.rel, r.reason)?;
+        writeln!(
+            out,
+            "dqlint: warning: left {} unchanged: {}",
+            r.rel, r.reason
+        )?;
     }
     if quiet {
         return Ok(());
     }
     let verb = if dry_run { "would fix" } else { "fixed" };
-    let rules: Vec<String> = outcome.applied.iter().map(|(code, n)| format!("{code} x{n}")).collect();
+    let rules: Vec<String> = outcome
+        .applied
+        .iter()
+        .map(|(code, n)| format!("{code} x{n}"))
+        .collect();
     if outcome.changed.is_empty() {
         writeln!(out, "dqlint: nothing to fix")?;
     } else {

@@ -12,7 +12,10 @@ use dqlint_project::{LoadOptions, Project};
 use serde_json::Value;
 
 fn fixture(code: &str, kind: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/rules").join(code).join(kind)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/rules")
+        .join(code)
+        .join(kind)
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -38,7 +41,11 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             if path.is_dir() {
                 stack.push(path);
             } else {
-                let rel = path.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+                let rel = path
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 out.insert(rel, std::fs::read(&path).unwrap());
             }
         }
@@ -80,7 +87,12 @@ fn fix_round_trips_on_every_fixable_fixture() {
         let (project, found) = lint_dir(&bad);
         let fixable: Vec<&Diagnostic> = found
             .iter()
-            .filter(|d| d.rule.code == rule.code && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe))
+            .filter(|d| {
+                d.rule.code == rule.code
+                    && d.fix
+                        .as_ref()
+                        .is_some_and(|f| f.applicability == Applicability::Safe)
+            })
             .collect();
         if fixable.is_empty() {
             continue;
@@ -88,7 +100,13 @@ fn fix_round_trips_on_every_fixable_fixture() {
         // The edited span of each file, over all safe fixes of the project.
         let mut spans: BTreeMap<String, (usize, usize)> = BTreeMap::new();
         for d in &found {
-            let Some(fix) = d.fix.as_ref().filter(|f| f.applicability == Applicability::Safe) else { continue };
+            let Some(fix) = d
+                .fix
+                .as_ref()
+                .filter(|f| f.applicability == Applicability::Safe)
+            else {
+                continue;
+            };
             for e in &fix.edits {
                 let rel = project.file(e.file).rel.clone();
                 let span = spans.entry(rel).or_insert((e.span.start, e.span.end));
@@ -100,10 +118,19 @@ fn fix_round_trips_on_every_fixable_fixture() {
         copy_dir(&bad, tmp.path());
         let before = snapshot(tmp.path());
         let output = dqlint(tmp.path(), &["--fix", "--format", "json"]);
-        assert!(matches!(output.status.code(), Some(0 | 1)), "{}: {}", rule.code, stderr(&output));
+        assert!(
+            matches!(output.status.code(), Some(0 | 1)),
+            "{}: {}",
+            rule.code,
+            stderr(&output)
+        );
         let report: Value = serde_json::from_slice(&output.stdout).unwrap();
         for d in &fixable {
-            let left = report["diagnostics"].as_array().unwrap().iter().any(|r| r["code"] == rule.code && r["message"] == d.message.as_str());
+            let left = report["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["code"] == rule.code && r["message"] == d.message.as_str());
             assert!(!left, "{}: `--fix` left `{}`", rule.code, d.message);
         }
         let after = snapshot(tmp.path());
@@ -111,25 +138,58 @@ fn fix_round_trips_on_every_fixable_fixture() {
         for (rel, old) in &before {
             let new = &after[rel];
             if new == old {
-                assert!(!listed.lines().any(|l| l.trim() == rel), "{}: {rel} listed but unchanged:\n{listed}", rule.code);
+                assert!(
+                    !listed.lines().any(|l| l.trim() == rel),
+                    "{}: {rel} listed but unchanged:\n{listed}",
+                    rule.code
+                );
                 continue;
             }
-            assert!(listed.lines().any(|l| l.trim() == rel), "{}: {rel} changed but not listed:\n{listed}", rule.code);
-            let (start, end) = spans.get(rel).copied().unwrap_or_else(|| panic!("{}: {rel} changed without an edit in it", rule.code));
-            assert_eq!(new[..start], old[..start], "{}: {rel} changed before the first edit", rule.code);
-            assert!(new.ends_with(&old[end..]), "{}: {rel} changed after the last edit", rule.code);
+            assert!(
+                listed.lines().any(|l| l.trim() == rel),
+                "{}: {rel} changed but not listed:\n{listed}",
+                rule.code
+            );
+            let (start, end) = spans
+                .get(rel)
+                .copied()
+                .unwrap_or_else(|| panic!("{}: {rel} changed without an edit in it", rule.code));
+            assert_eq!(
+                new[..start],
+                old[..start],
+                "{}: {rel} changed before the first edit",
+                rule.code
+            );
+            assert!(
+                new.ends_with(&old[end..]),
+                "{}: {rel} changed after the last edit",
+                rule.code
+            );
         }
-        assert_eq!(before.keys().collect::<Vec<_>>(), after.keys().collect::<Vec<_>>(), "{}: files added or removed", rule.code);
+        assert_eq!(
+            before.keys().collect::<Vec<_>>(),
+            after.keys().collect::<Vec<_>>(),
+            "{}: files added or removed",
+            rule.code
+        );
         checked.push(rule.code);
     }
-    for code in ["DQ105", "DQ107", "DQ206", "DQ207", "DQ403", "DQ404", "DQ405", "DQ406", "DQ407", "DQ603"] {
-        assert!(checked.contains(&code), "{code} has a safe fix that was not exercised; checked: {checked:?}");
+    for code in [
+        "DQ105", "DQ107", "DQ206", "DQ207", "DQ403", "DQ404", "DQ405", "DQ406", "DQ407", "DQ603",
+    ] {
+        assert!(
+            checked.contains(&code),
+            "{code} has a safe fix that was not exercised; checked: {checked:?}"
+        );
     }
 }
 
 fn to_crlf(dir: &Path) {
     for (rel, bytes) in snapshot(dir) {
-        let text = String::from_utf8(bytes).unwrap().replace("\r\n", "\n").replace('\n', "\r\n");
+        let text = String::from_utf8(bytes)
+            .unwrap()
+            .replace("\r\n", "\n")
+            .replace('\n', "\r\n");
         std::fs::write(dir.join(rel), text).unwrap();
     }
 }
@@ -143,13 +203,23 @@ fn crlf_files_keep_crlf() {
         to_crlf(tmp.path());
         let before = snapshot(tmp.path());
         let output = dqlint(tmp.path(), &["--fix", "--format", "concise"]);
-        assert!(!String::from_utf8_lossy(&output.stdout).contains(&format!("[{code}]")), "{code}: {}", String::from_utf8_lossy(&output.stdout));
+        assert!(
+            !String::from_utf8_lossy(&output.stdout).contains(&format!("[{code}]")),
+            "{code}: {}",
+            String::from_utf8_lossy(&output.stdout)
+        );
         let after = snapshot(tmp.path());
         assert_ne!(before, after, "{code}: nothing fixed");
         for (rel, bytes) in after {
             let text = String::from_utf8(bytes).unwrap();
-            let lone = text.match_indices('\n').filter(|(i, _)| *i == 0 || text.as_bytes()[i - 1] != b'\r').count();
-            assert_eq!(lone, 0, "{code}: {rel} has LF-only line ends after --fix:\n{text:?}");
+            let lone = text
+                .match_indices('\n')
+                .filter(|(i, _)| *i == 0 || text.as_bytes()[i - 1] != b'\r')
+                .count();
+            assert_eq!(
+                lone, 0,
+                "{code}: {rel} has LF-only line ends after --fix:\n{text:?}"
+            );
         }
     }
 }
@@ -162,14 +232,31 @@ fn diff_shows_the_fix_and_writes_nothing() {
     let output = dqlint(tmp.path(), &["--diff"]);
     assert_eq!(output.status.code(), Some(1), "something to fix: exit 1");
     let diff = String::from_utf8(output.stdout.clone()).unwrap();
-    assert!(diff.contains("--- a/expectations/orders_quality.yaml\n+++ b/expectations/orders_quality.yaml\n"), "{diff}");
-    assert!(diff.contains("-  action: warn\n+  action: drop\n"), "{diff}");
+    assert!(
+        diff.contains(
+            "--- a/expectations/orders_quality.yaml\n+++ b/expectations/orders_quality.yaml\n"
+        ),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("-  action: warn\n+  action: drop\n"),
+        "{diff}"
+    );
     assert_eq!(before, snapshot(tmp.path()), "--diff wrote files");
-    assert!(stderr(&output).contains("would fix 1 finding(s) in 1 file(s)"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("would fix 1 finding(s) in 1 file(s)"),
+        "{}",
+        stderr(&output)
+    );
 
     // What --diff shows is what --fix does.
     let fixed = dqlint(tmp.path(), &["--fix", "--quiet", "--format", "concise"]);
-    assert_eq!(fixed.status.code(), Some(0), "{}", String::from_utf8_lossy(&fixed.stdout));
+    assert_eq!(
+        fixed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&fixed.stdout)
+    );
     let again = dqlint(tmp.path(), &["--diff"]);
     assert_eq!(again.status.code(), Some(0), "nothing left to fix: exit 0");
     assert!(again.stdout.is_empty());
@@ -181,27 +268,53 @@ fn unsafe_fixes_only_on_request() {
     // CLUSTER BY is unsafe (it changes the table's layout).
     let bad = fixture("DQ407", "bad");
     let (_, found) = lint_dir(&bad);
-    let unsafe_fixable = found.iter().filter(|d| d.rule.code == "DQ407" && d.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Unsafe)).count();
-    assert!(unsafe_fixable > 0, "the DQ407 fixture should have an unsafe fix");
+    let unsafe_fixable = found
+        .iter()
+        .filter(|d| {
+            d.rule.code == "DQ407"
+                && d.fix
+                    .as_ref()
+                    .is_some_and(|f| f.applicability == Applicability::Unsafe)
+        })
+        .count();
+    assert!(
+        unsafe_fixable > 0,
+        "the DQ407 fixture should have an unsafe fix"
+    );
     let count = |dir: &Path, args: &[&str]| {
         let output = dqlint(dir, args);
         let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-        report["diagnostics"].as_array().unwrap().iter().filter(|d| d["code"] == "DQ407").count()
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == "DQ407")
+            .count()
     };
     let tmp = tempfile::tempdir().unwrap();
     copy_dir(&bad, tmp.path());
     let before = count(tmp.path(), &["--format", "json"]);
     let after_safe = count(tmp.path(), &["--fix", "--format", "json"]);
-    assert!(after_safe >= unsafe_fixable, "--fix applied an unsafe fix ({before} -> {after_safe})");
+    assert!(
+        after_safe >= unsafe_fixable,
+        "--fix applied an unsafe fix ({before} -> {after_safe})"
+    );
     let after_unsafe = count(tmp.path(), &["--fix", "--unsafe-fixes", "--format", "json"]);
-    assert!(after_unsafe < after_safe, "--unsafe-fixes did not apply ({after_safe} -> {after_unsafe})");
+    assert!(
+        after_unsafe < after_safe,
+        "--unsafe-fixes did not apply ({after_safe} -> {after_unsafe})"
+    );
 }
 
 #[test]
 fn unsafe_fixes_alone_is_a_usage_error() {
     let output = dqlint(&fixture("DQ207", "bad"), &["--unsafe-fixes"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("--unsafe-fixes"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--unsafe-fixes"),
+        "{}",
+        stderr(&output)
+    );
     let both = dqlint(&fixture("DQ207", "bad"), &["--fix", "--diff"]);
     assert_eq!(both.status.code(), Some(2));
 }
@@ -210,9 +323,17 @@ fn unsafe_fixes_alone_is_a_usage_error() {
 fn fix_exit_status_follows_what_remains() {
     let tmp = tempfile::tempdir().unwrap();
     copy_dir(&fixture("DQ105", "bad"), tmp.path());
-    assert_eq!(dqlint(tmp.path(), &["--format", "concise"]).status.code(), Some(1));
+    assert_eq!(
+        dqlint(tmp.path(), &["--format", "concise"]).status.code(),
+        Some(1)
+    );
     let fixed = dqlint(tmp.path(), &["--fix", "--format", "concise"]);
-    assert_eq!(fixed.status.code(), Some(0), "{}", String::from_utf8_lossy(&fixed.stdout));
+    assert_eq!(
+        fixed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&fixed.stdout)
+    );
     assert!(String::from_utf8_lossy(&fixed.stdout).contains("No findings"));
 }
 
@@ -231,38 +352,79 @@ fn a_breaking_fix_skips_its_file_and_says_so() {
         let start = file.text.find(needle).unwrap();
         start..start + needle.len()
     };
-    let fix = |edits: Vec<Edit>| Fix { applicability: Applicability::Safe, description: "test".into(), edits };
-    let breaking = Diagnostic::at(rule, expectations.id, at(expectations, "drop"), "break it")
-        .fix(fix(vec![Edit { file: expectations.id, span: at(expectations, "drop"), new_text: "[drop".into() }]));
-    let multi = Diagnostic::at(rule, flowgroup.id, at(flowgroup, "orders_dq"), "both files").fix(fix(vec![
-        Edit { file: flowgroup.id, span: at(flowgroup, "load_orders"), new_text: "load_orders_2".into() },
-        Edit { file: expectations.id, span: at(expectations, "valid_order_id"), new_text: "valid_id".into() },
-    ]));
-    let fine = Diagnostic::at(rule, flowgroup.id, at(flowgroup, "write_orders"), "fine")
-        .fix(fix(vec![Edit { file: flowgroup.id, span: at(flowgroup, "write_orders"), new_text: "write_the_orders".into() }]));
+    let fix = |edits: Vec<Edit>| Fix {
+        applicability: Applicability::Safe,
+        description: "test".into(),
+        edits,
+    };
+    let breaking =
+        Diagnostic::at(rule, expectations.id, at(expectations, "drop"), "break it").fix(fix(vec![
+            Edit {
+                file: expectations.id,
+                span: at(expectations, "drop"),
+                new_text: "[drop".into(),
+            },
+        ]));
+    let multi = Diagnostic::at(rule, flowgroup.id, at(flowgroup, "orders_dq"), "both files").fix(
+        fix(vec![
+            Edit {
+                file: flowgroup.id,
+                span: at(flowgroup, "load_orders"),
+                new_text: "load_orders_2".into(),
+            },
+            Edit {
+                file: expectations.id,
+                span: at(expectations, "valid_order_id"),
+                new_text: "valid_id".into(),
+            },
+        ]),
+    );
+    let fine =
+        Diagnostic::at(rule, flowgroup.id, at(flowgroup, "write_orders"), "fine").fix(fix(vec![
+            Edit {
+                file: flowgroup.id,
+                span: at(flowgroup, "write_orders"),
+                new_text: "write_the_orders".into(),
+            },
+        ]));
     let plan = FixPlan::choose([&breaking, &multi, &fine], FixMode::SafeOnly, |_| false);
     assert_eq!(plan.fixes.len(), 3);
     let result = apply_plan(&project, plan);
     assert_eq!(result.rejected.len(), 1, "{:?}", result.rejected);
     assert_eq!(result.rejected[0].1.rel, "expectations/orders_quality.yaml");
-    assert!(result.rejected[0].1.reason.contains("valid YAML"), "{}", result.rejected[0].1.reason);
+    assert!(
+        result.rejected[0].1.reason.contains("valid YAML"),
+        "{}",
+        result.rejected[0].1.reason
+    );
     assert_eq!(result.changed.len(), 1);
     let after = &result.changed[0].after;
-    assert!(after.contains("write_the_orders") && after.contains("name: load_orders\n"), "{after}");
+    assert!(
+        after.contains("write_the_orders") && after.contains("name: load_orders\n"),
+        "{after}"
+    );
     assert_eq!(result.applied.values().sum::<usize>(), 1);
 }
 
 #[test]
 fn overlapping_fixes_wait_for_the_next_round() {
     let (project, _) = lint_dir(&fixture("DQ207", "good"));
-    let file = project.files.iter().find(|f| f.rel == "expectations/orders_quality.yaml").unwrap();
+    let file = project
+        .files
+        .iter()
+        .find(|f| f.rel == "expectations/orders_quality.yaml")
+        .unwrap();
     let rule = dqlint_linter::find("DQ207").unwrap();
     let span = file.text.find("drop").unwrap()..file.text.find("drop").unwrap() + 4;
     let mk = |text: &str| {
         Diagnostic::at(rule, file.id, span.clone(), text).fix(Fix {
             applicability: Applicability::Safe,
             description: text.into(),
-            edits: vec![Edit { file: file.id, span: span.clone(), new_text: text.into() }],
+            edits: vec![Edit {
+                file: file.id,
+                span: span.clone(),
+                new_text: text.into(),
+            }],
         })
     };
     let (first, second) = (mk("warn"), mk("fail"));

@@ -10,7 +10,10 @@ use dqlint_linter::RULES;
 use serde_json::{json, Value};
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 /// Runs dqlint from the workspace root (CI runs it from the checkout).
@@ -28,7 +31,13 @@ fn stdout(output: &Output) -> String {
 }
 
 fn json_report() -> Value {
-    serde_json::from_str(&stdout(&dqlint(&["lint", "fixtures/showcase", "--format", "json"]))).unwrap()
+    serde_json::from_str(&stdout(&dqlint(&[
+        "lint",
+        "fixtures/showcase",
+        "--format",
+        "json",
+    ])))
+    .unwrap()
 }
 
 fn sarif_report() -> (Value, i32) {
@@ -68,7 +77,9 @@ fn sarif_schema() -> Option<Value> {
 
 fn fix_language_patterns(value: &mut Value) {
     match value {
-        Value::String(s) if s == "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$" => *s = "^[a-zA-Z]{2}(-[a-zA-Z]{2})?$".into(),
+        Value::String(s) if s == "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$" => {
+            *s = "^[a-zA-Z]{2}(-[a-zA-Z]{2})?$".into()
+        }
         Value::Array(items) => items.iter_mut().for_each(fix_language_patterns),
         Value::Object(map) => map.values_mut().for_each(fix_language_patterns),
         _ => {}
@@ -81,19 +92,33 @@ fn sarif_is_valid_against_the_2_1_0_schema() {
     let validator = jsonschema::draft4::new(&schema).expect("the schema compiles");
     let (log, exit) = sarif_report();
     assert_eq!(exit, 1, "exit status as for the other formats");
-    let errors: Vec<String> = validator.iter_errors(&log).map(|e| format!("{} at {}", e, e.instance_path())).collect();
-    assert!(errors.is_empty(), "SARIF output fails the schema:\n{}", errors.join("\n"));
+    let errors: Vec<String> = validator
+        .iter_errors(&log)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "SARIF output fails the schema:\n{}",
+        errors.join("\n")
+    );
 
     // The validator really validates: broken documents are refused.
     let mut bad_level = log.clone();
     bad_level["runs"][0]["results"][0]["level"] = json!("fatal");
-    assert!(!validator.is_valid(&bad_level), "an unknown level must be rejected");
+    assert!(
+        !validator.is_valid(&bad_level),
+        "an unknown level must be rejected"
+    );
     let mut bad_line = log.clone();
-    bad_line["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] = json!(0);
+    bad_line["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] =
+        json!(0);
     assert!(!validator.is_valid(&bad_line), "line 0 must be rejected");
     let mut no_version = log;
     no_version.as_object_mut().unwrap().remove("version");
-    assert!(!validator.is_valid(&no_version), "a log without version must be rejected");
+    assert!(
+        !validator.is_valid(&no_version),
+        "a log without version must be rejected"
+    );
 }
 
 #[test]
@@ -108,10 +133,23 @@ fn sarif_driver_describes_every_rule() {
         assert_eq!(descriptor["id"], rule.code);
         assert_eq!(descriptor["name"], rule.name);
         assert_eq!(descriptor["shortDescription"]["text"], rule.summary());
-        assert!(descriptor["fullDescription"]["text"].as_str().unwrap().len() >= rule.summary().len());
-        assert!(descriptor["help"]["markdown"].as_str().unwrap().contains("## Example (bad)"));
+        assert!(
+            descriptor["fullDescription"]["text"]
+                .as_str()
+                .unwrap()
+                .len()
+                >= rule.summary().len()
+        );
+        assert!(descriptor["help"]["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("## Example (bad)"));
         let uri = descriptor["helpUri"].as_str().unwrap();
-        assert!(uri.starts_with("https://") && uri.ends_with(&format!("{}-{}.md", rule.code, rule.name)), "{uri}");
+        assert!(
+            uri.starts_with("https://")
+                && uri.ends_with(&format!("{}-{}.md", rule.code, rule.name)),
+            "{uri}"
+        );
         let level = match rule.severity.as_str() {
             "info" => "note",
             other => other,
@@ -127,30 +165,49 @@ fn sarif_results_match_the_json_report() {
     let results = log["runs"][0]["results"].as_array().unwrap();
     let diagnostics = report["diagnostics"].as_array().unwrap();
     assert_eq!(results.len(), diagnostics.len());
-    let rules = log["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
     for (r, d) in results.iter().zip(diagnostics) {
         assert_eq!(r["ruleId"], d["code"]);
-        assert_eq!(rules[r["ruleIndex"].as_u64().unwrap() as usize]["id"], d["code"]);
+        assert_eq!(
+            rules[r["ruleIndex"].as_u64().unwrap() as usize]["id"],
+            d["code"]
+        );
         let location = &r["locations"][0]["physicalLocation"];
         assert_eq!(location["artifactLocation"]["uriBaseId"], "%SRCROOT%");
-        assert_eq!(location["artifactLocation"]["uri"], format!("fixtures/showcase/{}", d["file"].as_str().unwrap()));
+        assert_eq!(
+            location["artifactLocation"]["uri"],
+            format!("fixtures/showcase/{}", d["file"].as_str().unwrap())
+        );
         let region = &location["region"];
         assert_eq!(region["startLine"], d["range"]["start"]["line"]);
         assert_eq!(region["startColumn"], d["range"]["start"]["column"]);
         assert_eq!(region["endLine"], d["range"]["end"]["line"]);
         assert_eq!(region["endColumn"], d["range"]["end"]["column"]);
         let related = d["related"].as_array().unwrap();
-        let sarif_related = r["relatedLocations"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let sarif_related = r["relatedLocations"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
         assert_eq!(sarif_related.len(), related.len());
         for (s, j) in sarif_related.iter().zip(related) {
             assert_eq!(s["message"]["text"], j["message"]);
-            assert_eq!(s["physicalLocation"]["region"]["startLine"], j["range"]["start"]["line"]);
+            assert_eq!(
+                s["physicalLocation"]["region"]["startLine"],
+                j["range"]["start"]["line"]
+            );
         }
         assert_eq!(r.get("fixes").is_some(), d.get("fix").is_some());
     }
     assert_eq!(log["runs"][0]["columnKind"], "unicodeCodePoints");
-    let base = log["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"].as_str().unwrap();
-    assert!(base.starts_with("file:///") && base.ends_with('/'), "{base}");
+    let base = log["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+        .as_str()
+        .unwrap();
+    assert!(
+        base.starts_with("file:///") && base.ends_with('/'),
+        "{base}"
+    );
 }
 
 #[test]
@@ -177,22 +234,36 @@ fn github_annotations_one_per_finding() {
             d["range"]["end"]["column"],
             d["code"].as_str().unwrap(),
         );
-        assert!(line.starts_with(&expected), "{line}\nexpected to start with\n{expected}");
+        assert!(
+            line.starts_with(&expected),
+            "{line}\nexpected to start with\n{expected}"
+        );
         assert!(!line[expected.len()..].contains('\n'));
     }
-    assert!(lines.iter().any(|l| l.starts_with("::warning ")) && lines.iter().any(|l| l.starts_with("::error ")));
+    assert!(
+        lines.iter().any(|l| l.starts_with("::warning "))
+            && lines.iter().any(|l| l.starts_with("::error "))
+    );
 }
 
 #[test]
 fn github_escaping_follows_the_workflow_command_rules() {
-    assert_eq!(escape_data("50% of\r\nrows: a,b"), "50%25 of%0D%0Arows: a,b");
+    assert_eq!(
+        escape_data("50% of\r\nrows: a,b"),
+        "50%25 of%0D%0Arows: a,b"
+    );
     assert_eq!(escape_property("dir,x/a:b.yaml%"), "dir%2Cx/a%3Ab.yaml%25");
     assert_eq!(escape_property("line\nbreak"), "line%0Abreak");
 }
 
 #[test]
 fn github_without_quiet_ends_with_the_summary() {
-    let text = stdout(&dqlint(&["lint", "fixtures/showcase", "--format", "github"]));
+    let text = stdout(&dqlint(&[
+        "lint",
+        "fixtures/showcase",
+        "--format",
+        "github",
+    ]));
     assert!(text.lines().last().unwrap().starts_with("Found "), "{text}");
 }
 
@@ -209,7 +280,10 @@ fn statistics_count_per_rule() {
         let n: usize = parts[0].parse().unwrap();
         let count = diagnostics.iter().filter(|d| d["code"] == parts[1]).count();
         assert_eq!(n, count, "{line}");
-        assert_eq!(Some(parts[2]), dqlint_linter::find(parts[1]).map(|r| r.name));
+        assert_eq!(
+            Some(parts[2]),
+            dqlint_linter::find(parts[1]).map(|r| r.name)
+        );
         total += n;
     }
     assert_eq!(total, diagnostics.len());
@@ -218,8 +292,19 @@ fn statistics_count_per_rule() {
 
 #[test]
 fn quiet_drops_the_summary_line() {
-    let loud = stdout(&dqlint(&["lint", "fixtures/showcase", "--format", "concise"]));
-    let quiet = stdout(&dqlint(&["lint", "fixtures/showcase", "--format", "concise", "--quiet"]));
+    let loud = stdout(&dqlint(&[
+        "lint",
+        "fixtures/showcase",
+        "--format",
+        "concise",
+    ]));
+    let quiet = stdout(&dqlint(&[
+        "lint",
+        "fixtures/showcase",
+        "--format",
+        "concise",
+        "--quiet",
+    ]));
     assert!(loud.lines().last().unwrap().starts_with("Found "));
     assert_eq!(quiet.lines().count() + 1, loud.lines().count());
     assert!(!quiet.contains("Found "));
@@ -235,7 +320,10 @@ fn no_colour_when_not_on_a_terminal() {
         args.extend_from_slice(extra);
         let text = stdout(&dqlint(&args));
         assert!(text.contains("DQ207"), "{text}");
-        assert!(!text.contains('\u{1b}'), "ANSI escapes in piped output ({extra:?})");
+        assert!(
+            !text.contains('\u{1b}'),
+            "ANSI escapes in piped output ({extra:?})"
+        );
     }
 }
 
@@ -243,13 +331,19 @@ fn no_colour_when_not_on_a_terminal() {
 /// format is coloured, and `--no-color` turns it off.
 #[test]
 fn colour_on_a_terminal_unless_no_color() {
-    let has_script = Command::new("script").arg("--version").output().is_ok_and(|o| o.status.success());
+    let has_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !has_script {
         eprintln!("skipping: no `script` command to give dqlint a terminal");
         return;
     }
     let run = |extra: &str| {
-        let command = format!("{} lint fixtures/showcase {extra}", env!("CARGO_BIN_EXE_dqlint"));
+        let command = format!(
+            "{} lint fixtures/showcase {extra}",
+            env!("CARGO_BIN_EXE_dqlint")
+        );
         let output = Command::new("script")
             .args(["-qec", &command, "/dev/null"])
             .current_dir(workspace())
@@ -260,5 +354,8 @@ fn colour_on_a_terminal_unless_no_color() {
         String::from_utf8_lossy(&output.stdout).into_owned()
     };
     assert!(run("").contains('\u{1b}'), "no colour on a terminal");
-    assert!(!run("--no-color").contains('\u{1b}'), "--no-color still coloured");
+    assert!(
+        !run("--no-color").contains('\u{1b}'),
+        "--no-color still coloured"
+    );
 }

@@ -14,22 +14,38 @@ fn root() -> PathBuf {
 fn read_yaml(rel: &str) -> (String, Node) {
     let text = std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
     let file = dqlint_yaml::parse(&text);
-    assert!(file.errors.is_empty(), "{rel} does not parse: {:?}", file.errors);
-    let node = file.documents.iter().find_map(|d| d.root.clone()).unwrap_or_else(|| panic!("{rel} is empty"));
+    assert!(
+        file.errors.is_empty(),
+        "{rel} does not parse: {:?}",
+        file.errors
+    );
+    let node = file
+        .documents
+        .iter()
+        .find_map(|d| d.root.clone())
+        .unwrap_or_else(|| panic!("{rel} is empty"));
     (text, node)
 }
 
 fn str_of<'a>(node: &'a Node, key: &str) -> &'a str {
-    node.get(key).and_then(Node::as_str).unwrap_or_else(|| panic!("`{key}` is not a string"))
+    node.get(key)
+        .and_then(Node::as_str)
+        .unwrap_or_else(|| panic!("`{key}` is not a string"))
 }
 
 /// The long options `dqlint lint` accepts.
 fn lint_flags() -> Vec<String> {
-    let output = Command::new(env!("CARGO_BIN_EXE_dqlint")).args(["lint", "--help"]).output().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_dqlint"))
+        .args(["lint", "--help"])
+        .output()
+        .unwrap();
     let help = String::from_utf8(output.stdout).unwrap();
     help.split_whitespace()
         .filter(|w| w.starts_with("--"))
-        .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()).to_string())
+        .map(|w| {
+            w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
+                .to_string()
+        })
         .collect()
 }
 
@@ -38,9 +54,17 @@ fn assert_real_flags(what: &str, text: &str) {
     let known = lint_flags();
     assert!(known.contains(&"--format".to_string()), "{known:?}");
     for word in text.split(|c: char| c.is_whitespace() || c == ',' || c == '[' || c == ']') {
-        let Some(flag) = word.strip_prefix("--") else { continue };
-        let flag = format!("--{}", flag.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()));
-        assert!(known.contains(&flag), "{what} passes `{flag}`, which `dqlint lint` does not know ({known:?})");
+        let Some(flag) = word.strip_prefix("--") else {
+            continue;
+        };
+        let flag = format!(
+            "--{}",
+            flag.trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
+        );
+        assert!(
+            known.contains(&flag),
+            "{what} passes `{flag}`, which `dqlint lint` does not know ({known:?})"
+        );
     }
 }
 
@@ -53,8 +77,16 @@ fn pre_commit_hooks_run_dqlint_lint_on_lhp_files() {
     for hook in hooks {
         let id = str_of(hook, "id");
         assert_eq!(str_of(hook, "entry"), "dqlint lint", "{id}");
-        assert_eq!(str_of(hook, "language"), "system", "{id}: the workspace root is not an installable package");
-        assert_eq!(hook.get("pass_filenames").and_then(Node::as_str), Some("true"), "{id}");
+        assert_eq!(
+            str_of(hook, "language"),
+            "system",
+            "{id}: the workspace root is not an installable package"
+        );
+        assert_eq!(
+            hook.get("pass_filenames").and_then(Node::as_str),
+            Some("true"),
+            "{id}"
+        );
         let files = regex::Regex::new(str_of(hook, "files")).expect("`files` is a regex");
         for path in [
             "lhp.yaml",
@@ -70,12 +102,30 @@ fn pre_commit_hooks_run_dqlint_lint_on_lhp_files() {
         ] {
             assert!(files.is_match(path), "{id}: `files` skips {path}");
         }
-        for path in [".github/workflows/ci.yml", "docker-compose.yaml", "README.md", "pipelines/notes.md"] {
-            assert!(!files.is_match(path), "{id}: `files` takes {path}, which is no LHP file");
+        for path in [
+            ".github/workflows/ci.yml",
+            "docker-compose.yaml",
+            "README.md",
+            "pipelines/notes.md",
+        ] {
+            assert!(
+                !files.is_match(path),
+                "{id}: `files` takes {path}, which is no LHP file"
+            );
         }
-        let args: Vec<&str> = hook.get("args").and_then(Node::as_sequence).expect("args").iter().filter_map(Node::as_str).collect();
+        let args: Vec<&str> = hook
+            .get("args")
+            .and_then(Node::as_sequence)
+            .expect("args")
+            .iter()
+            .filter_map(Node::as_str)
+            .collect();
         assert_real_flags(id, &args.join(" "));
-        let formats: Vec<&str> = args.windows(2).filter(|w| w[0] == "--format").map(|w| w[1]).collect();
+        let formats: Vec<&str> = args
+            .windows(2)
+            .filter(|w| w[0] == "--format")
+            .map(|w| w[1])
+            .collect();
         assert_eq!(formats, ["concise"], "{id}");
     }
 }
@@ -89,22 +139,65 @@ fn action_installs_from_its_own_checkout_and_lints_with_annotations() {
     for input in ["paths", "args", "sarif"] {
         assert!(inputs.get(input).is_some(), "input `{input}` missing");
     }
-    assert_eq!(inputs.get("sarif").and_then(|i| i.get("default")).and_then(Node::as_str), Some("false"));
-    let steps = runs.get("steps").and_then(Node::as_sequence).expect("steps");
-    let scripts: Vec<&str> = steps.iter().filter_map(|s| s.get("run").and_then(Node::as_str)).collect();
-    let install = scripts.iter().find(|s| s.contains("cargo install")).expect("an install step");
-    assert!(install.contains("$GITHUB_ACTION_PATH/crates/dqlint"), "builds from the action's own checkout: {install}");
+    assert_eq!(
+        inputs
+            .get("sarif")
+            .and_then(|i| i.get("default"))
+            .and_then(Node::as_str),
+        Some("false")
+    );
+    let steps = runs
+        .get("steps")
+        .and_then(Node::as_sequence)
+        .expect("steps");
+    let scripts: Vec<&str> = steps
+        .iter()
+        .filter_map(|s| s.get("run").and_then(Node::as_str))
+        .collect();
+    let install = scripts
+        .iter()
+        .find(|s| s.contains("cargo install"))
+        .expect("an install step");
+    assert!(
+        install.contains("$GITHUB_ACTION_PATH/crates/dqlint"),
+        "builds from the action's own checkout: {install}"
+    );
     assert!(root().join("crates/dqlint/Cargo.toml").is_file());
     assert!(install.contains("--locked"));
-    assert!(scripts.iter().any(|s| s.contains("dqlint lint") && s.contains("--format github")), "a github-format lint step");
-    assert!(scripts.iter().any(|s| s.contains("dqlint lint") && s.contains("--format sarif")), "a sarif step");
+    assert!(
+        scripts
+            .iter()
+            .any(|s| s.contains("dqlint lint") && s.contains("--format github")),
+        "a github-format lint step"
+    );
+    assert!(
+        scripts
+            .iter()
+            .any(|s| s.contains("dqlint lint") && s.contains("--format sarif")),
+        "a sarif step"
+    );
     let upload = steps
         .iter()
-        .find(|s| s.get("uses").and_then(Node::as_str).is_some_and(|u| u.starts_with("github/codeql-action/upload-sarif@")))
+        .find(|s| {
+            s.get("uses")
+                .and_then(Node::as_str)
+                .is_some_and(|u| u.starts_with("github/codeql-action/upload-sarif@"))
+        })
         .expect("an upload-sarif step");
-    assert_eq!(upload.get("if").and_then(Node::as_str), Some("inputs.sarif == 'true'"));
+    assert_eq!(
+        upload.get("if").and_then(Node::as_str),
+        Some("inputs.sarif == 'true'")
+    );
     for script in &scripts {
-        assert_real_flags("action.yml", script.lines().filter(|l| l.contains("dqlint lint")).collect::<Vec<_>>().join("\n").as_str());
+        assert_real_flags(
+            "action.yml",
+            script
+                .lines()
+                .filter(|l| l.contains("dqlint lint"))
+                .collect::<Vec<_>>()
+                .join("\n")
+                .as_str(),
+        );
     }
     assert!(text.contains("inputs.paths") && text.contains("inputs.args"));
 }
@@ -116,6 +209,9 @@ fn ci_doc_uses_real_flags() {
     assert!(lines.len() >= 5, "{lines:?}");
     assert_real_flags("docs/ci.md", &lines.join("\n"));
     for format in ["github", "sarif", "concise"] {
-        assert!(doc.contains(&format!("--format {format}")), "docs/ci.md shows --format {format}");
+        assert!(
+            doc.contains(&format!("--format {format}")),
+            "docs/ci.md shows --format {format}"
+        );
     }
 }

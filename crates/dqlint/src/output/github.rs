@@ -15,7 +15,9 @@ use super::Report;
 
 /// Escapes the message of a workflow command (`%`, CR, LF).
 pub fn escape_data(text: &str) -> String {
-    text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 /// Escapes a property value: also `:` and `,`, which end a property.

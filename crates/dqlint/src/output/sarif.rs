@@ -59,7 +59,11 @@ impl Report<'_> {
     }
 
     pub fn sarif_log(&self, base: &Path) -> Json {
-        let results: Vec<Json> = self.diagnostics.iter().map(|d| self.sarif_result(d, base)).collect();
+        let results: Vec<Json> = self
+            .diagnostics
+            .iter()
+            .map(|d| self.sarif_result(d, base))
+            .collect();
         json!({
             "$schema": SCHEMA_URI,
             "version": "2.1.0",
@@ -81,7 +85,9 @@ impl Report<'_> {
     fn artifact_location(&self, file: dqlint_project::FileId, base: &Path) -> Json {
         let path = &self.project.file(file).path;
         match path.strip_prefix(base) {
-            Ok(rel) => json!({"uri": uri_path(&rel.to_string_lossy().replace('\\', "/")), "uriBaseId": "%SRCROOT%"}),
+            Ok(rel) => {
+                json!({"uri": uri_path(&rel.to_string_lossy().replace('\\', "/")), "uriBaseId": "%SRCROOT%"})
+            }
             Err(_) => json!({"uri": directory_uri(path).trim_end_matches('/')}),
         }
     }
@@ -102,7 +108,10 @@ impl Report<'_> {
     }
 
     fn sarif_result(&self, d: &Diagnostic, base: &Path) -> Json {
-        let index = RULES.iter().position(|r| r.code == d.rule.code).unwrap_or(0);
+        let index = RULES
+            .iter()
+            .position(|r| r.code == d.rule.code)
+            .unwrap_or(0);
         let mut result = json!({
             "ruleId": d.rule.code,
             "ruleIndex": index,
@@ -115,11 +124,13 @@ impl Report<'_> {
                 .related
                 .iter()
                 .enumerate()
-                .map(|(i, r)| json!({
-                    "id": i,
-                    "physicalLocation": self.physical_location(&r.location, base),
-                    "message": {"text": r.message},
-                }))
+                .map(|(i, r)| {
+                    json!({
+                        "id": i,
+                        "physicalLocation": self.physical_location(&r.location, base),
+                        "message": {"text": r.message},
+                    })
+                })
                 .collect();
         }
         if !d.envs.is_empty() {
@@ -128,8 +139,11 @@ impl Report<'_> {
         if let Some(fix) = &d.fix {
             let mut by_file: Vec<(dqlint_project::FileId, Vec<Json>)> = Vec::new();
             for e in &fix.edits {
-                let region = self.physical_location(&Location::new(e.file, e.span.clone()), base)["region"].clone();
-                let replacement = json!({"deletedRegion": region, "insertedContent": {"text": e.new_text}});
+                let region = self.physical_location(&Location::new(e.file, e.span.clone()), base)
+                    ["region"]
+                    .clone();
+                let replacement =
+                    json!({"deletedRegion": region, "insertedContent": {"text": e.new_text}});
                 match by_file.iter_mut().find(|(f, _)| *f == e.file) {
                     Some((_, list)) => list.push(replacement),
                     None => by_file.push((e.file, vec![replacement])),
@@ -152,8 +166,25 @@ fn uri_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for b in path.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' | b'$' | b'&' | b'+' | b'='
-            | b'@' | b'!' | b'\'' | b'(' | b')' | b'*' | b';' => out.push(b as char),
+            b'A'..=b'Z'
+            | b'a'..=b'z'
+            | b'0'..=b'9'
+            | b'-'
+            | b'.'
+            | b'_'
+            | b'~'
+            | b'/'
+            | b'$'
+            | b'&'
+            | b'+'
+            | b'='
+            | b'@'
+            | b'!'
+            | b'\''
+            | b'('
+            | b')'
+            | b'*'
+            | b';' => out.push(b as char),
             _ => out.push_str(&format!("%{b:02X}")),
         }
     }
