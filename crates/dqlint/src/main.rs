@@ -93,12 +93,15 @@ struct LintArgs {
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    /// Source snippets with the related locations (coloured on a terminal).
     Full,
+    /// `path:line:col: severity[CODE] message`, one finding a line.
     Concise,
+    /// One JSON document (spec/cli.md); one project per run.
     Json,
-    /// SARIF 2.1.0, for code-scanning services.
+    /// SARIF 2.1.0 for code scanning; paths relative to the working directory.
     Sarif,
-    /// GitHub Actions workflow commands (annotations).
+    /// GitHub Actions annotations; paths relative to the working directory.
     Github,
 }
 
