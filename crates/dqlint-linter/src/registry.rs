@@ -104,10 +104,11 @@ impl ExampleKind {
 /// The convention, for the `## Example (bad)` and `## Example (good)`
 /// sections of a rule's `//!` doc:
 ///
-/// - Each fenced code block is a file of the project, its path (relative
-///   to the project root) in the info string:
-///   ```` ```yaml title="expectations/orders_quality.yaml" ````.
-///   A block without a `title` is an error, so no example goes unchecked.
+/// - Each fenced code block is a file of the project; the line just before
+///   its fence names the file, relative to the project root, as a code span
+///   followed by a colon: `` `expectations/orders.yaml`: ``. A block
+///   without it is an error, so no example goes unchecked. (Not in the
+///   fence's info string: rustdoc warns about attributes it does not know.)
 /// - The good project is the bad one with the good section's files
 ///   written over it: it shows only what changes (possibly only the
 ///   `Linted with` line).
@@ -136,7 +137,9 @@ impl DocExample {
     pub fn parse(section: &str) -> Result<DocExample, String> {
         let mut example = DocExample::default();
         let mut lines = section.lines();
+        let mut previous = "";
         while let Some(line) = lines.next() {
+            let named = std::mem::replace(&mut previous, line).trim();
             if let Some(flags) = line.trim().strip_prefix("Linted with `") {
                 let flags = flags.split('`').next().unwrap_or("");
                 let mut words = flags.split_whitespace();
@@ -150,12 +153,11 @@ impl DocExample {
             }
             let Some(info) = line.trim_start().strip_prefix("```") else { continue };
             let language = info.split_whitespace().next().unwrap_or("").to_string();
-            let path = info
-                .split("title=\"")
-                .nth(1)
-                .and_then(|rest| rest.split('"').next())
-                .filter(|p| !p.is_empty())
-                .ok_or_else(|| format!("code block `{}` has no title=\"PATH\"", line.trim()))?;
+            let path = named
+                .strip_prefix('`')
+                .and_then(|rest| rest.strip_suffix("`:"))
+                .filter(|p| !p.is_empty() && !p.contains('`'))
+                .ok_or_else(|| format!("the code block `{}` is not preceded by a `` `PATH`: `` line", line.trim()))?;
             let mut text = String::new();
             let mut closed = false;
             for line in lines.by_ref() {
@@ -175,7 +177,7 @@ impl DocExample {
             example.files.push(ExampleFile { path: path.to_string(), language, text });
         }
         if example.files.is_empty() && example.envs.is_empty() {
-            return Err("no code block with a title=\"PATH\"".into());
+            return Err("no code block preceded by a `` `PATH`: `` line".into());
         }
         Ok(example)
     }

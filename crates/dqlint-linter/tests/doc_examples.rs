@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use dqlint_linter::{lint, DocExample, ExampleKind, RuleMeta, Selection, RULES};
-use dqlint_project::{LoadOptions, Project};
+use dqlint_linter::{lint_configured, Config, DocExample, ExampleKind, RuleMeta, Selection, RULES};
+use dqlint_project::Project;
 
 /// Writes the example into `dir`, filling in what it leaves out.
 fn materialise(example: &DocExample, dir: &Path) {
@@ -49,12 +49,11 @@ fn dlq_tables(example: &DocExample) -> BTreeSet<String> {
 fn findings(example: &DocExample) -> Vec<String> {
     let tmp = tempfile::tempdir().unwrap();
     materialise(example, tmp.path());
-    let options = LoadOptions {
-        envs: example.envs.clone(),
-        ..Default::default()
-    };
+    // An example may carry a dqlint.toml; it is read as the CLI does.
+    let config = Config::discover(tmp.path(), None).unwrap_or_else(|e| panic!("dqlint.toml: {e}"));
+    let options = config.load_options(&example.envs);
     let project = Project::load(tmp.path(), &options).unwrap();
-    lint(&project, &Selection::default())
+    lint_configured(&project, &config, &Selection::default())
         .iter()
         .map(|d| {
             let file = project.file(d.primary.file);
@@ -114,9 +113,9 @@ fn every_rule_doc_example_runs() {
 #[test]
 fn an_example_block_without_a_path_is_refused() {
     let err = DocExample::parse("```yaml\na: 1\n```\n").unwrap_err();
-    assert!(err.contains("title"), "{err}");
+    assert!(err.contains("PATH"), "{err}");
     let ok = DocExample::parse(
-        "Linted with `--env dev --env prd`.\n\n```yaml title=\"x.yaml\"\na: 1\n```\n",
+        "Linted with `--env dev --env prd`.\n\n`x.yaml`:\n```yaml\na: 1\n```\n",
     )
     .unwrap();
     assert_eq!(ok.envs, ["dev", "prd"]);
@@ -127,10 +126,10 @@ fn an_example_block_without_a_path_is_refused() {
 #[test]
 fn the_good_example_overrides_only_the_files_it_shows() {
     let bad = DocExample::parse(
-        "```yaml title=\"a.yaml\"\nx: 1\n```\n```yaml title=\"b.yaml\"\ny: 1\n```\n",
+        "`a.yaml`:\n```yaml\nx: 1\n```\n\n`b.yaml`:\n```yaml\ny: 1\n```\n",
     )
     .unwrap();
-    let good = DocExample::parse("```yaml title=\"b.yaml\"\ny: 2\n```\n")
+    let good = DocExample::parse("`b.yaml`:\n```yaml\ny: 2\n```\n")
         .unwrap()
         .overlaid_on(&bad);
     let texts: Vec<(&str, &str)> = good

@@ -9,7 +9,8 @@
 //! of the broken document, so you see everything at once.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -29,7 +30,8 @@
 //!     expectations_file: expectations/orders.yaml
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id
@@ -39,7 +41,8 @@
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id

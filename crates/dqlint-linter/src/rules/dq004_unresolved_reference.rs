@@ -13,7 +13,8 @@
 //! contributed is missing from what dqlint (and LHP) can check.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! use_template: bronze_dq_tempalte
@@ -30,7 +31,8 @@
 //!     target: v_orders_raw
 //! ```
 //!
-//! ```yaml title="templates/bronze_dq.yaml"
+//! `templates/bronze_dq.yaml`:
+//! ```yaml
 //! name: bronze_dq
 //! parameters:
 //!   - name: entity
@@ -44,14 +46,16 @@
 //!     expectations_file: expectations/{{ entity }}.yaml
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! use_template: bronze_dq

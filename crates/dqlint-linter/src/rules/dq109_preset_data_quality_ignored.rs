@@ -9,7 +9,8 @@
 //! actions silently run without the settings you see in the preset.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! presets:
@@ -35,7 +36,8 @@
 //!       source_table: main.bronze.orders
 //! ```
 //!
-//! ```yaml title="presets/bronze_quarantine.yaml"
+//! `presets/bronze_quarantine.yaml`:
+//! ```yaml
 //! name: bronze_quarantine
 //! defaults:
 //!   transform_actions:
@@ -43,14 +45,16 @@
 //!       mode: quarantine
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="presets/bronze_quarantine.yaml"
+//! `presets/bronze_quarantine.yaml`:
+//! ```yaml
 //! name: bronze_quarantine
 //! defaults:
 //!   write_actions:

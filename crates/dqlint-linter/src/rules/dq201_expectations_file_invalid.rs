@@ -9,7 +9,8 @@
 //! rejects it.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -29,12 +30,14 @@
 //!     expectations_file: expectations/orders.yaml
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! expectations: order_id IS NOT NULL
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! expectations:
 //!   order_id IS NOT NULL:
 //!     action: drop

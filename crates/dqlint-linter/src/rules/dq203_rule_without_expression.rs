@@ -6,7 +6,8 @@
 //! does not exist.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -26,7 +27,8 @@
 //!     expectations_file: expectations/orders.json
 //! ```
 //!
-//! ```json title="expectations/orders.json"
+//! `expectations/orders.json`:
+//! ```json
 //! [
 //!   {"name": "valid_order_id", "constraint": "order_id IS NOT NULL", "type": "expect_or_drop"},
 //!   {"name": "non_negative_amount", "rule": "amount >= 0", "type": "expect_or_drop"}
@@ -34,7 +36,8 @@
 //! ```
 //!
 //! ## Example (good)
-//! ```json title="expectations/orders.json"
+//! `expectations/orders.json`:
+//! ```json
 //! [
 //!   {"name": "valid_order_id", "constraint": "order_id IS NOT NULL", "type": "expect_or_drop"},
 //!   {"name": "non_negative_amount", "constraint": "amount >= 0", "type": "expect_or_drop"}

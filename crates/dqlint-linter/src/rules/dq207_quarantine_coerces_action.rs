@@ -9,7 +9,8 @@
 //! LHP's docs promise a warning, but the CLI never shows it (E25).
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -33,14 +34,16 @@
 //!       source_table: main.bronze.orders
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! stock >= 0:
 //!   action: warn
 //!   name: non_negative_stock
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! stock >= 0:
 //!   action: drop
 //!   name: non_negative_stock

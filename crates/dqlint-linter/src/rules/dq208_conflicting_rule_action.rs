@@ -6,7 +6,8 @@
 //! with `failureAction: warn` only warns.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -26,14 +27,16 @@
 //!     expectations_file: expectations/orders.json
 //! ```
 //!
-//! ```json title="expectations/orders.json"
+//! `expectations/orders.json`:
+//! ```json
 //! [
 //!   {"name": "valid_order_id", "constraint": "order_id IS NOT NULL", "type": "expect_or_fail", "failureAction": "warn"}
 //! ]
 //! ```
 //!
 //! ## Example (good)
-//! ```json title="expectations/orders.json"
+//! `expectations/orders.json`:
+//! ```json
 //! [
 //!   {"name": "valid_order_id", "constraint": "order_id IS NOT NULL", "failureAction": "fail"}
 //! ]

@@ -8,7 +8,8 @@
 //! surfaces only when the pipeline starts on Databricks.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -28,14 +29,16 @@
 //!     expectations_file: expectations/orders.yaml
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! amount >= 0 AND:
 //!   action: drop
 //!   name: positive_amount_and_quantity
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! amount >= 0 AND quantity > 0:
 //!   action: drop
 //!   name: positive_amount_and_quantity

@@ -7,7 +7,8 @@
 //! windows and subqueries in expectations when the pipeline starts.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -27,14 +28,16 @@
 //!     expectations_file: expectations/orders.yaml
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! amount <= max(amount) OVER (PARTITION BY customer_id):
 //!   action: drop
 //!   name: within_credit_limit
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! amount <= credit_limit:
 //!   action: drop
 //!   name: within_credit_limit

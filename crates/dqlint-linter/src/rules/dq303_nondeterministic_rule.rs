@@ -8,7 +8,8 @@
 //! verdict that changes between evaluations loses or duplicates rows.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -28,14 +29,16 @@
 //!     expectations_file: expectations/orders.yaml
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_ts <= current_timestamp():
 //!   action: drop
 //!   name: not_in_future
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_ts <= ingested_at:
 //!   action: drop
 //!   name: not_in_future

@@ -7,7 +7,8 @@
 //! string `${catalog}`.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -27,19 +28,22 @@
 //!     expectations_file: expectations/orders.yaml
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! "region = '${region}'":
 //!   action: drop
 //!   name: expected_region
 //! ```
 //!
-//! ```yaml title="substitutions/dev.yaml"
+//! `substitutions/dev.yaml`:
+//! ```yaml
 //! dev:
 //!   region: EU
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! "region = 'EU'":
 //!   action: drop
 //!   name: expected_region

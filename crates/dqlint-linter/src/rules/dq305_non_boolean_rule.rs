@@ -8,7 +8,8 @@
 //! starts.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -28,14 +29,16 @@
 //!     expectations_file: expectations/orders.yaml
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! amount * quantity:
 //!   action: drop
 //!   name: line_total
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! amount * quantity >= 0:
 //!   action: drop
 //!   name: line_total

@@ -10,7 +10,8 @@
 //! check DDL they can see).
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -34,18 +35,21 @@
 //!       source_table: main.bronze.orders
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id
 //! ```
 //!
-//! ```sql title="sql/readme.sql"
+//! `sql/readme.sql`:
+//! ```sql
 //! -- The DLQ is created by the platform team.
 //! ```
 //!
 //! ## Example (good)
-//! ```sql title="sql/readme.sql"
+//! `sql/readme.sql`:
+//! ```sql
 //! CREATE TABLE IF NOT EXISTS main.ops.dlq (
 //!     _dlq_sk            STRING    NOT NULL,
 //!     _dlq_source_table  STRING    NOT NULL,

@@ -8,7 +8,8 @@
 //! marked `fixed`: without CDF the pipeline fails at runtime.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -32,13 +33,15 @@
 //!       source_table: main.bronze.orders
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id
 //! ```
 //!
-//! ```sql title="sql/dlq.sql"
+//! `sql/dlq.sql`:
+//! ```sql
 //! CREATE TABLE IF NOT EXISTS main.ops.dlq (
 //!     _dlq_sk            STRING    NOT NULL,
 //!     _dlq_source_table  STRING    NOT NULL,
@@ -68,7 +71,8 @@
 //! ```
 //!
 //! ## Example (good)
-//! ```sql title="sql/dlq.sql"
+//! `sql/dlq.sql`:
+//! ```sql
 //! CREATE TABLE IF NOT EXISTS main.ops.dlq (
 //!     _dlq_sk            STRING    NOT NULL,
 //!     _dlq_source_table  STRING    NOT NULL,

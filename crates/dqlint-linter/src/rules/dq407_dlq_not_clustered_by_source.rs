@@ -10,7 +10,8 @@
 //! sharing a DLQ touch disjoint files and do not conflict.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -34,13 +35,15 @@
 //!       source_table: main.bronze.orders
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id
 //! ```
 //!
-//! ```sql title="sql/dlq.sql"
+//! `sql/dlq.sql`:
+//! ```sql
 //! CREATE TABLE IF NOT EXISTS main.ops.dlq (
 //!     _dlq_sk            STRING    NOT NULL,
 //!     _dlq_source_table  STRING    NOT NULL,
@@ -71,7 +74,8 @@
 //! ```
 //!
 //! ## Example (good)
-//! ```sql title="sql/dlq.sql"
+//! `sql/dlq.sql`:
+//! ```sql
 //! CREATE TABLE IF NOT EXISTS main.ops.dlq (
 //!     _dlq_sk            STRING    NOT NULL,
 //!     _dlq_source_table  STRING    NOT NULL,

@@ -18,7 +18,8 @@
 //! extra `NOT NULL` column without a default rejects every insert.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -42,13 +43,15 @@
 //!       source_table: main.bronze.orders
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id
 //! ```
 //!
-//! ```sql title="sql/dlq.sql"
+//! `sql/dlq.sql`:
+//! ```sql
 //! CREATE TABLE IF NOT EXISTS main.ops.dlq (
 //!     _dlq_sk            STRING    NOT NULL,
 //!     _dlq_source_table  STRING    NOT NULL,
@@ -79,7 +82,8 @@
 //! ```
 //!
 //! ## Example (good)
-//! ```sql title="sql/dlq.sql"
+//! `sql/dlq.sql`:
+//! ```sql
 //! CREATE TABLE IF NOT EXISTS main.ops.dlq (
 //!     _dlq_sk            STRING    NOT NULL,
 //!     _dlq_source_table  STRING    NOT NULL,

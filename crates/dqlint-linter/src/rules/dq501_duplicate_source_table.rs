@@ -9,7 +9,8 @@
 //! as you type.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders_eu.yaml"
+//! `pipelines/bronze/orders_eu.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders_eu
 //! actions:
@@ -33,7 +34,8 @@
 //!       source_table: main.bronze.orders
 //! ```
 //!
-//! ```yaml title="pipelines/bronze/orders_us.yaml"
+//! `pipelines/bronze/orders_us.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders_us
 //! actions:
@@ -57,14 +59,16 @@
 //!       source_table: main.bronze.orders
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="pipelines/bronze/orders_eu.yaml"
+//! `pipelines/bronze/orders_eu.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders_eu
 //! actions:
@@ -88,7 +92,8 @@
 //!       source_table: main.bronze.orders_eu
 //! ```
 //!
-//! ```yaml title="pipelines/bronze/orders_us.yaml"
+//! `pipelines/bronze/orders_us.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders_us
 //! actions:

@@ -7,7 +7,8 @@
 //! rows), but LHP does not check across pipelines at all (E11).
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze_eu/orders_eu.yaml"
+//! `pipelines/bronze_eu/orders_eu.yaml`:
+//! ```yaml
 //! pipeline: bronze_eu
 //! flowgroup: orders_eu
 //! actions:
@@ -31,7 +32,8 @@
 //!       source_table: main.bronze.orders
 //! ```
 //!
-//! ```yaml title="pipelines/bronze_us/orders_us.yaml"
+//! `pipelines/bronze_us/orders_us.yaml`:
+//! ```yaml
 //! pipeline: bronze_us
 //! flowgroup: orders_us
 //! actions:
@@ -55,14 +57,16 @@
 //!       source_table: main.bronze.orders
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="pipelines/bronze_eu/orders_eu.yaml"
+//! `pipelines/bronze_eu/orders_eu.yaml`:
+//! ```yaml
 //! pipeline: bronze_eu
 //! flowgroup: orders_eu
 //! actions:
@@ -86,7 +90,8 @@
 //!       source_table: main.bronze.orders_eu
 //! ```
 //!
-//! ```yaml title="pipelines/bronze_us/orders_us.yaml"
+//! `pipelines/bronze_us/orders_us.yaml`:
+//! ```yaml
 //! pipeline: bronze_us
 //! flowgroup: orders_us
 //! actions:

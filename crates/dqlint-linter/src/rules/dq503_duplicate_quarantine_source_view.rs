@@ -9,7 +9,8 @@
 //! overwrite the other's. Validate and generate both pass (E29).
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -33,7 +34,8 @@
 //!       source_table: main.bronze.orders
 //! ```
 //!
-//! ```yaml title="pipelines/bronze/returns.yaml"
+//! `pipelines/bronze/returns.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: returns
 //! actions:
@@ -57,14 +59,16 @@
 //!       source_table: main.bronze.returns
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -88,7 +92,8 @@
 //!       source_table: main.bronze.orders
 //! ```
 //!
-//! ```yaml title="pipelines/bronze/returns.yaml"
+//! `pipelines/bronze/returns.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: returns
 //! actions:

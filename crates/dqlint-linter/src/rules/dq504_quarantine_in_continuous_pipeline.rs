@@ -8,7 +8,8 @@
 //! nothing checks it.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -32,19 +33,22 @@
 //!       source_table: main.bronze.orders
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id
 //! ```
 //!
-//! ```yaml title="config/pipeline_config.yaml"
+//! `config/pipeline_config.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! continuous: true
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="config/pipeline_config.yaml"
+//! `config/pipeline_config.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! continuous: false
 //! ```

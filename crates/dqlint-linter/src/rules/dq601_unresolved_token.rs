@@ -9,7 +9,8 @@
 //! a token missing from `prod.yaml` surfaces at the production deploy.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -33,19 +34,22 @@
 //!       source_table: ${catalog}.bronze.orders
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id
 //! ```
 //!
-//! ```yaml title="substitutions/dev.yaml"
+//! `substitutions/dev.yaml`:
+//! ```yaml
 //! dev:
 //!   catalog: main
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="substitutions/dev.yaml"
+//! `substitutions/dev.yaml`:
+//! ```yaml
 //! dev:
 //!   catalog: main
 //!   ops_schema: ops

@@ -10,7 +10,8 @@
 //! ## Example (bad)
 //! Linted with `--env dev --env prd`.
 //!
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -34,18 +35,21 @@
 //!       source_table: ${catalog}.bronze.orders
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id
 //! ```
 //!
-//! ```yaml title="substitutions/dev.yaml"
+//! `substitutions/dev.yaml`:
+//! ```yaml
 //! dev:
 //!   catalog: main_dev
 //! ```
 //!
-//! ```yaml title="substitutions/prod.yaml"
+//! `substitutions/prod.yaml`:
+//! ```yaml
 //! prod:
 //!   catalog: main_prod
 //! ```

@@ -7,7 +7,8 @@
 //! in a string, a regex quantifier included, is taken for a token.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
@@ -31,19 +32,22 @@
 //!       source_table: ${catalog}.bronze.orders
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id
 //! ```
 //!
-//! ```yaml title="substitutions/dev.yaml"
+//! `substitutions/dev.yaml`:
+//! ```yaml
 //! dev:
 //!   catalog: main
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:

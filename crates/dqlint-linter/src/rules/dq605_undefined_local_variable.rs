@@ -7,7 +7,8 @@
 //! text in place and fails later with an unresolved `{var}` token.
 //!
 //! ## Example (bad)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! variables:
@@ -29,14 +30,16 @@
 //!     expectations_file: expectations/orders.yaml
 //! ```
 //!
-//! ```yaml title="expectations/orders.yaml"
+//! `expectations/orders.yaml`:
+//! ```yaml
 //! order_id IS NOT NULL:
 //!   action: drop
 //!   name: valid_order_id
 //! ```
 //!
 //! ## Example (good)
-//! ```yaml title="pipelines/bronze/orders.yaml"
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! variables:
