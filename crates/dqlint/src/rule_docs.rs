@@ -24,10 +24,16 @@ pub fn source_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// Said under every page: the examples leave some files out.
+const EXAMPLES_NOTE: &str = "---\nThe examples are small projects that dqlint's tests lint: the bad one \
+raises exactly this rule, the good one (the bad project with the files shown changed) nothing. \
+Files they leave out are implied: `lhp.yaml`, and for a quarantine action a correct DLQ inbox and \
+outbox DDL.";
+
 /// A rule's page: what `dqlint rule CODE` prints, too.
 pub fn page(rule: &RuleMeta) -> String {
     format!(
-        "# {} ({})\n\nDefault severity: {}. `dqlint rule {}` prints this page.\n\n{}\n",
+        "# {} ({})\n\nDefault severity: {}. `dqlint rule {}` prints this page.\n\n{}\n\n{EXAMPLES_NOTE}\n",
         rule.code,
         rule.name,
         rule.severity.as_str(),
