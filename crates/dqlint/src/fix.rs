@@ -310,9 +310,12 @@ pub fn apply_plan(project: &Project, mut plan: FixPlan) -> RoundResult {
 }
 
 /// Replaces `path`'s content atomically: a temporary file in the same
-/// folder, then a rename over the original (keeping its permissions).
+/// folder, then a rename over the original (keeping its permissions). A
+/// symlink is followed, so the link stays a link and its target changes.
 pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
+    let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let path = resolved.as_path();
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -442,5 +445,18 @@ mod tests {
             .filter_map(|e| e.ok())
             .collect();
         assert_eq!(leftovers.len(), 1, "no temporary file left behind");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn atomic_write_through_a_symlink_keeps_the_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("shared.yaml");
+        let link = dir.path().join("link.yaml");
+        std::fs::write(&target, "old\n").unwrap();
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_atomically(&link, "new\n").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new\n");
     }
 }
