@@ -117,6 +117,7 @@ impl ExampleKind {
 /// - What an example leaves out is filled in: `lhp.yaml`
 ///   (`name: example`), and, when no `.sql` file is given, the DDL of a
 ///   correct DLQ inbox and outbox for each `dlq_table:` the files name.
+/// - A `dqlint.toml` among the files configures the run, as for the CLI.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DocExample {
     pub files: Vec<ExampleFile>,
