@@ -17,4 +17,4 @@ pub mod text;
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Location, Related, Severity};
 pub use config::{Config, ConfigError};
 pub use engine::{lint, lint_configured, Context, Findings, Selection};
-pub use registry::{find, RuleMeta, RULES};
+pub use registry::{find, DocExample, ExampleFile, ExampleKind, RuleMeta, RULES};

@@ -43,16 +43,157 @@ impl RuleMeta {
         body.trim().split("\n\n").next().unwrap_or("").replace('\n', " ")
     }
 
-    /// A section of the doc (`Example`, `Valid`...), its fenced code block.
-    pub fn example(&self, heading: &str) -> Option<String> {
+    /// The body of a `## heading` section of the doc, trimmed.
+    pub fn section(&self, heading: &str) -> Option<String> {
         let doc = self.doc();
-        let section = doc.split(&format!("## {heading}")).nth(1)?;
-        let section = section.split("\n## ").next()?;
-        let start = section.find("```")?;
-        let after = &section[start + 3..];
-        let body_start = after.find('\n')? + 1;
-        let end = after[body_start..].find("```")?;
-        Some(after[body_start..body_start + end].to_string())
+        let mut body: Option<String> = None;
+        for line in doc.lines() {
+            if let Some(title) = line.strip_prefix("## ") {
+                if body.is_some() {
+                    break;
+                }
+                if title.trim() == heading {
+                    body = Some(String::new());
+                }
+                continue;
+            }
+            if let Some(body) = body.as_mut() {
+                body.push_str(line);
+                body.push('\n');
+            }
+        }
+        body.map(|b| b.trim().to_string())
+    }
+
+    /// The whole "What it does" section (SARIF's full description).
+    pub fn what_it_does(&self) -> String {
+        self.section("What it does").unwrap_or_default().replace('\n', " ")
+    }
+
+    /// The project of the `## Example (bad)` or `## Example (good)` section
+    /// (see [`DocExample`] for the convention).
+    pub fn example(&self, kind: ExampleKind) -> Result<DocExample, String> {
+        let heading = kind.heading();
+        let section = self
+            .section(heading)
+            .ok_or_else(|| format!("{}: the doc has no `## {heading}` section", self.code))?;
+        DocExample::parse(&section).map_err(|e| format!("{}: `## {heading}`: {e}", self.code))
+    }
+}
+
+/// Which of a rule's two doc examples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExampleKind {
+    /// Triggers the rule, and no other.
+    Bad,
+    /// The same project with the mistake fixed: no finding at all.
+    Good,
+}
+
+impl ExampleKind {
+    pub fn heading(self) -> &'static str {
+        match self {
+            ExampleKind::Bad => "Example (bad)",
+            ExampleKind::Good => "Example (good)",
+        }
+    }
+}
+
+/// A doc example: a small LHP project, checked by a test.
+///
+/// The convention, for the `## Example (bad)` and `## Example (good)`
+/// sections of a rule's `//!` doc:
+///
+/// - Each fenced code block is a file of the project; the line just before
+///   its fence names the file, relative to the project root, as a code span
+///   followed by a colon: `` `expectations/orders.yaml`: ``. A block
+///   without it is an error, so no example goes unchecked. (Not in the
+///   fence's info string: rustdoc warns about attributes it does not know.)
+/// - The good project is the bad one with the good section's files
+///   written over it: it shows only what changes (possibly only the
+///   `Linted with` line).
+/// - A line `Linted with `--env dev --env prd`.` lints those environments
+///   (default: every `substitutions/*.yaml`).
+/// - What an example leaves out is filled in: `lhp.yaml`
+///   (`name: example`), and, when no `.sql` file is given, the DDL of a
+///   correct DLQ inbox and outbox for each `dlq_table:` the files name.
+/// - A `dqlint.toml` among the files configures the run, as for the CLI.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DocExample {
+    pub files: Vec<ExampleFile>,
+    /// `--env` values; empty: every substitutions file.
+    pub envs: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExampleFile {
+    /// Relative to the project root, `/` separated.
+    pub path: String,
+    /// The fence's language (`yaml`, `sql`, `json`).
+    pub language: String,
+    pub text: String,
+}
+
+impl DocExample {
+    pub fn parse(section: &str) -> Result<DocExample, String> {
+        let mut example = DocExample::default();
+        let mut lines = section.lines();
+        let mut previous = "";
+        while let Some(line) = lines.next() {
+            let named = std::mem::replace(&mut previous, line).trim();
+            if let Some(flags) = line.trim().strip_prefix("Linted with `") {
+                let flags = flags.split('`').next().unwrap_or("");
+                let mut words = flags.split_whitespace();
+                while let Some(word) = words.next() {
+                    match word {
+                        "--env" => example.envs.extend(words.next().map(String::from)),
+                        other => return Err(format!("unsupported flag `{other}` in `Linted with`")),
+                    }
+                }
+                continue;
+            }
+            let Some(info) = line.trim_start().strip_prefix("```") else { continue };
+            let language = info.split_whitespace().next().unwrap_or("").to_string();
+            let path = named
+                .strip_prefix('`')
+                .and_then(|rest| rest.strip_suffix("`:"))
+                .filter(|p| !p.is_empty() && !p.contains('`'))
+                .ok_or_else(|| format!("the code block `{}` is not preceded by a `` `PATH`: `` line", line.trim()))?;
+            let mut text = String::new();
+            let mut closed = false;
+            for line in lines.by_ref() {
+                if line.trim_start().starts_with("```") {
+                    closed = true;
+                    break;
+                }
+                text.push_str(line);
+                text.push('\n');
+            }
+            if !closed {
+                return Err(format!("code block `{path}` is not closed"));
+            }
+            if example.files.iter().any(|f| f.path == path) {
+                return Err(format!("`{path}` is given twice"));
+            }
+            example.files.push(ExampleFile { path: path.to_string(), language, text });
+        }
+        if example.files.is_empty() && example.envs.is_empty() {
+            return Err("no code block preceded by a `` `PATH`: `` line".into());
+        }
+        Ok(example)
+    }
+
+    /// The good example's files written over the bad example's.
+    pub fn overlaid_on(&self, base: &DocExample) -> DocExample {
+        let mut files = base.files.clone();
+        for file in &self.files {
+            match files.iter_mut().find(|f| f.path == file.path) {
+                Some(existing) => *existing = file.clone(),
+                None => files.push(file.clone()),
+            }
+        }
+        let envs = if self.envs.is_empty() { base.envs.clone() } else { self.envs.clone() };
+        DocExample { files, envs }
     }
 }
 

@@ -1,12 +1,12 @@
 //! `dqlint`: lint Lakehouse Plumber data-quality configs.
 
-mod output;
-
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use dqlint::fix::FixMode;
+use dqlint::{fix_loop, output, rule_docs};
 use dqlint_linter::{lint_configured, Config, Selection, Severity, RULES};
 use dqlint_project::{find_root, Project};
 
@@ -25,6 +25,17 @@ enum Command {
     Rule {
         /// A code (DQ207) or a name (quarantine-coerces-action).
         code: Option<String>,
+        /// Write docs/rules/*.md and the README rule table from the rules'
+        /// doc comments (for contributors; see README "Contributing").
+        #[arg(long, hide = true)]
+        generate_docs: bool,
+        /// With --generate-docs: only check they are current (exit 1 if not).
+        #[arg(long, hide = true, requires = "generate_docs")]
+        check: bool,
+        /// With --generate-docs: the repository root (default: the one
+        /// this binary was built from).
+        #[arg(long, hide = true, requires = "generate_docs")]
+        root: Option<PathBuf>,
     },
     /// Run the language server (LSP over stdin/stdout), for editors.
     Server,
@@ -54,11 +65,24 @@ struct LintArgs {
     /// Count findings per rule instead of listing them.
     #[arg(long)]
     statistics: bool,
+    /// Never colour the output (it is coloured only on a terminal anyway).
     #[arg(long)]
     no_color: bool,
-    /// Print only the findings, no summary line.
+    /// Print only the findings: no summary line, no list of fixed files.
     #[arg(long)]
     quiet: bool,
+    /// Apply safe fixes in place, then report the findings that remain
+    /// (exit status as for those). A file a fix would make unparsable is
+    /// left unchanged, with a warning.
+    #[arg(long)]
+    fix: bool,
+    /// With --fix or --diff: also apply unsafe fixes (they change behaviour).
+    #[arg(long)]
+    unsafe_fixes: bool,
+    /// Print a unified diff of what --fix would change, and write nothing.
+    /// Exit status: 1 if there is something to fix, else 0 (as ruff does).
+    #[arg(long, conflicts_with = "fix")]
+    diff: bool,
     /// Configuration file to use instead of the project's dqlint.toml.
     /// Command-line flags win over it: --select starts the selection afresh
     /// (its top-level `select` and `ignore` give way; overrides still turn
@@ -69,9 +93,16 @@ struct LintArgs {
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    /// Source snippets with the related locations (coloured on a terminal).
     Full,
+    /// `path:line:col: severity[CODE] message`, one finding a line.
     Concise,
+    /// One JSON document (spec/cli.md); one project per run.
     Json,
+    /// SARIF 2.1.0 for code scanning; paths relative to the working directory.
+    Sarif,
+    /// GitHub Actions annotations; paths relative to the working directory.
+    Github,
 }
 
 fn main() -> ExitCode {
@@ -84,7 +115,8 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Rule { code } => rule_command(code.as_deref()),
+        Command::Rule { generate_docs: true, check, root, .. } => generate_docs_command(check, root),
+        Command::Rule { code, .. } => rule_command(code.as_deref()),
         Command::Server => dqlint_lsp::run_stdio(),
         Command::Lint(args) => match lint_command(args) {
             Ok(code) => code,
@@ -101,7 +133,7 @@ fn rule_command(code: Option<&str>) -> ExitCode {
     match code {
         Some(code) => match dqlint_linter::find(code) {
             Some(rule) => {
-                let _ = writeln!(out, "# {} ({})\n\nDefault severity: {}\n\n{}", rule.code, rule.name, rule.severity.as_str(), rule.doc());
+                let _ = write!(out, "{}", rule_docs::page(rule));
                 ExitCode::SUCCESS
             }
             None => {
@@ -142,20 +174,47 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
             None => roots.push((root, vec![abs])),
         }
     }
-    if roots.len() > 1 && args.format == Format::Json {
-        return Err("--format json reports one project; the paths given span several LHP projects".into());
+    let one_document = matches!(args.format, Format::Json | Format::Sarif);
+    if roots.len() > 1 && one_document && !args.statistics && !args.diff {
+        return Err("--format json and sarif report one project; the paths given span several LHP projects".into());
     }
+    if args.unsafe_fixes && !(args.fix || args.diff) {
+        return Err("--unsafe-fixes applies with --fix or --diff".into());
+    }
+    let fix_mode = (args.fix || args.diff).then_some(if args.unsafe_fixes { FixMode::IncludeUnsafe } else { FixMode::SafeOnly });
     let selection = Selection { select: args.select.clone(), ignore: args.ignore.clone() };
     let color = !args.no_color && std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
+    // CI services resolve report paths against the checkout: the working directory.
+    let base = std::env::current_dir().and_then(std::fs::canonicalize).unwrap_or_default();
     let mut failed = false;
     for (root, scopes) in roots {
         let config = Config::discover(&root, args.config.as_deref()).map_err(|e| e.to_string())?;
-        let options = config.load_options(&args.envs);
-        let project = Project::load(&root, &options).map_err(|e| e.to_string())?;
-        let diagnostics: Vec<_> = lint_configured(&project, &config, &selection)
-            .into_iter()
-            .filter(|d| in_scope(&project, &scopes, &d.primary))
-            .collect();
+        let lint_project = |overlay: &dqlint_project::Overlay| -> Result<(Project, Vec<dqlint_linter::Diagnostic>), String> {
+            let mut options = config.load_options(&args.envs);
+            options.overlay = overlay.clone();
+            let project = Project::load(&root, &options).map_err(|e| e.to_string())?;
+            let diagnostics: Vec<_> = lint_configured(&project, &config, &selection)
+                .into_iter()
+                .filter(|d| in_scope(&project, &scopes, &d.primary))
+                .collect();
+            Ok((project, diagnostics))
+        };
+        let (project, diagnostics) = match fix_mode {
+            None => lint_project(&Default::default())?,
+            Some(mode) => {
+                let outcome = fix_loop::fix_project(mode, lint_project)?;
+                let mut stderr = std::io::stderr().lock();
+                let _ = fix_loop::write_fix_summary(&mut stderr, &outcome, args.diff, args.quiet);
+                if args.diff {
+                    fix_loop::write_diff(&mut std::io::stdout().lock(), &outcome.changed)
+                        .map_err(|e| format!("cannot write the diff: {e}"))?;
+                    failed |= !outcome.changed.is_empty();
+                    continue;
+                }
+                fix_loop::write_changes(&outcome.changed)?;
+                (outcome.project, outcome.remaining)
+            }
+        };
         failed |= diagnostics.iter().any(|d| d.severity == Severity::Error || (args.strict && d.severity == Severity::Warning));
         let mut stdout = std::io::stdout().lock();
         let report = output::Report { project: &project, diagnostics: &diagnostics };
@@ -164,6 +223,8 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
         } else {
             match args.format {
                 Format::Json => report.json(&mut stdout),
+                Format::Sarif => report.sarif(&mut stdout, &base),
+                Format::Github => report.github(&mut stdout, &base, args.quiet),
                 Format::Concise => report.concise(&mut stdout, args.quiet),
                 Format::Full => report.full(&mut stdout, color, args.quiet),
             }
@@ -171,6 +232,31 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
         written.map_err(|e| format!("cannot write the report: {e}"))?;
     }
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `dqlint rule --generate-docs [--check]`: the rule pages and README table.
+fn generate_docs_command(check: bool, root: Option<PathBuf>) -> ExitCode {
+    let root = root.unwrap_or_else(rule_docs::source_root);
+    let result = if check { rule_docs::stale(&root) } else { rule_docs::generate(&root) };
+    match result {
+        Ok(lines) if check && !lines.is_empty() => {
+            for line in lines {
+                eprintln!("{line}");
+            }
+            eprintln!("run `{}` to regenerate", rule_docs::REGENERATE);
+            ExitCode::from(1)
+        }
+        Ok(lines) => {
+            for line in lines {
+                println!("{line}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("dqlint: error: {message}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// A PATH inside the project lints it all but reports only what lies under PATH.

@@ -1,7 +1,13 @@
-//! The report formats of `dqlint lint` (see `spec/cli.md`).
+//! The report formats of `dqlint lint` (see `spec/cli.md`): `full`,
+//! `concise`, `json` and `--statistics` here, `github` and `sarif` in their
+//! own modules.
+
+pub mod github;
+pub mod sarif;
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::Path;
 
 use codespan_reporting::diagnostic::{Diagnostic as Snippet, Label, Severity as SnippetSeverity};
 use codespan_reporting::files::SimpleFiles;
@@ -18,6 +24,15 @@ pub struct Report<'a> {
 impl Report<'_> {
     fn rel(&self, at: &Location) -> &str {
         &self.project.file(at.file).rel
+    }
+
+    /// The path shown to CI services: relative to `base` (the working
+    /// directory, i.e. the repository checkout) when the file is under it,
+    /// else absolute; `/` separators.
+    fn display_path(&self, file: dqlint_project::FileId, base: &Path) -> String {
+        let path = &self.project.file(file).path;
+        let shown = path.strip_prefix(base).unwrap_or(path);
+        shown.to_string_lossy().replace('\\', "/")
     }
 
     fn position(&self, at: &Location, offset: usize) -> Json {
@@ -40,7 +55,11 @@ impl Report<'_> {
 
     fn counts(&self) -> (usize, usize, usize) {
         let count = |s: Severity| self.diagnostics.iter().filter(|d| d.severity == s).count();
-        (count(Severity::Error), count(Severity::Warning), count(Severity::Info))
+        (
+            count(Severity::Error),
+            count(Severity::Warning),
+            count(Severity::Info),
+        )
     }
 
     pub fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
@@ -116,7 +135,10 @@ impl Report<'_> {
         if self.diagnostics.is_empty() {
             writeln!(out, "No findings in {} files.", self.project.files.len())
         } else {
-            writeln!(out, "Found {errors} error(s), {warnings} warning(s), {infos} info(s).")
+            writeln!(
+                out,
+                "Found {errors} error(s), {warnings} warning(s), {infos} info(s)."
+            )
         }
     }
 
@@ -129,7 +151,11 @@ impl Report<'_> {
                 files.add(f.rel.clone(), f.text.to_string())
             })
         };
-        let choice = if color { termcolor::ColorChoice::Always } else { termcolor::ColorChoice::Never };
+        let choice = if color {
+            termcolor::ColorChoice::Always
+        } else {
+            termcolor::ColorChoice::Never
+        };
         let mut writer = termcolor::StandardStream::stdout(choice);
         let mut buffer = Vec::new();
         let config = term::Config::default();
@@ -138,7 +164,9 @@ impl Report<'_> {
             let mut labels = vec![Label::primary(primary, d.primary.span.clone())];
             for r in &d.related {
                 let id = file_id(&mut files, &r.location);
-                labels.push(Label::secondary(id, r.location.span.clone()).with_message(r.message.clone()));
+                labels.push(
+                    Label::secondary(id, r.location.span.clone()).with_message(r.message.clone()),
+                );
             }
             let severity = match d.severity {
                 Severity::Error => SnippetSeverity::Error,
@@ -147,18 +175,27 @@ impl Report<'_> {
             };
             let mut notes = Vec::new();
             if let Some(fix) = &d.fix {
-                notes.push(format!("fix ({}): {}", fix.applicability.as_str(), fix.description));
+                notes.push(format!(
+                    "fix ({}): {}",
+                    fix.applicability.as_str(),
+                    fix.description
+                ));
             }
-            notes.push(format!("see `dqlint rule {}` ({})", d.rule.code, d.rule.name));
+            notes.push(format!(
+                "see `dqlint rule {}` ({})",
+                d.rule.code, d.rule.name
+            ));
             let snippet = Snippet::new(severity)
                 .with_code(d.rule.code)
                 .with_message(Self::message_with_envs(d))
                 .with_labels(labels)
                 .with_notes(notes);
             if color {
-                term::emit_to_write_style(&mut writer, &config, &files, &snippet).map_err(std::io::Error::other)?;
+                term::emit_to_write_style(&mut writer, &config, &files, &snippet)
+                    .map_err(std::io::Error::other)?;
             } else {
-                term::emit_to_io_write(&mut buffer, &config, &files, &snippet).map_err(std::io::Error::other)?;
+                term::emit_to_io_write(&mut buffer, &config, &files, &snippet)
+                    .map_err(std::io::Error::other)?;
             }
         }
         if !color {

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use dqlint::fix::{fixed_text, Syntax, TextEdit};
 use dqlint_linter::{lint, Diagnostic, Edit, Selection, Severity};
 use dqlint_project::{LoadOptions, Project};
 
@@ -30,20 +31,21 @@ fn lint_dir(dir: &Path) -> (Project, Vec<Diagnostic>) {
     (project, found)
 }
 
-/// Applies edits (any order, non-overlapping) to the files of `dir`.
+/// Applies edits (any order, non-overlapping) to the files of `dir` with
+/// the applier `--fix` uses, which also refuses a fix that breaks the file.
 fn apply(project: &Project, dir: &Path, edits: &[Edit]) {
-    let mut by_file: std::collections::BTreeMap<String, Vec<&Edit>> = Default::default();
+    let mut by_file: std::collections::BTreeMap<String, Vec<TextEdit>> = Default::default();
     for e in edits {
-        by_file.entry(project.file(e.file).rel.clone()).or_default().push(e);
+        by_file
+            .entry(project.file(e.file).rel.clone())
+            .or_default()
+            .push(TextEdit { span: e.span.clone(), new_text: e.new_text.clone() });
     }
-    for (rel, mut edits) in by_file {
+    for (rel, edits) in by_file {
         let path = dir.join(&rel);
-        let mut text = std::fs::read_to_string(&path).unwrap();
-        edits.sort_by_key(|e| std::cmp::Reverse(e.span.start));
-        for e in edits {
-            text.replace_range(e.span.clone(), &e.new_text);
-        }
-        std::fs::write(&path, text).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let fixed = fixed_text(Syntax::of(&path), &text, &edits).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        std::fs::write(&path, fixed).unwrap();
     }
 }
 

@@ -8,25 +8,52 @@
 //! keeps linting the other documents and files, and recovers what it can
 //! of the broken document, so you see everything at once.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
 //! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
 //!   - name: orders_dq
-//!     quarantine
-//!       dlq_table: main.ops.dlq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! amount >= 0
+//!   action: drop
+//!   name: non_negative_amount
+//! ```
+//!
+//! ## Example (good)
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! amount >= 0:
+//!   action: drop
+//!   name: non_negative_amount
 //! ```
 //!
 //! ## Fix
 //! Repair the syntax the message names (here the missing `:` after
-//! `quarantine`).
-//!
-//! ## Valid
-//! ```yaml
-//! actions:
-//!   - name: orders_dq
-//!     quarantine:
-//!       dlq_table: main.ops.dlq
-//! ```
+//! `amount >= 0`).
 
 use dqlint_project::FileKind;
 

@@ -8,26 +8,43 @@
 //! crash it with a Pydantic traceback (LHP-GEN-902) or make it generate
 //! broken code.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
 //!   name: orders_dq
 //!   type: transform
+//!   transform_type: data_quality
+//!   source: v_orders_raw
+//!   target: v_orders
+//!   expectations_file: expectations/orders.yaml
 //! ```
 //!
-//! ## Fix
-//! Use the type LHP expects: `actions` is a list of mappings (`- name: ...`).
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
 //!
-//! ## Valid
+//! ## Example (good)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! actions:
 //!   - name: orders_dq
 //!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
 //! ```
+//!
+//! ## Fix
+//! Use the type LHP expects: `actions` is a list of mappings (`- name: ...`).
 
 use dqlint_project::{ProblemKind, ValueKind};
 

@@ -9,28 +9,61 @@
 //! LHP silently drops unknown keys (E12, E09b, E30): a misspelt
 //! `expectation_file` leaves the action without rules, and nothing says so.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! - name: orders_dq
-//!   type: transform
-//!   transform_type: data_quality
-//!   source: v_orders
-//!   target: v_orders_dq
-//!   expectation_file: expectations/orders.yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     readmode: stream
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! ## Example (good)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     readMode: stream
 //! ```
 //!
 //! ## Fix
-//! Rename the key (`expectations_file`) or remove it.
-//!
-//! ## Valid
-//! ```yaml
-//! - name: orders_dq
-//!   type: transform
-//!   transform_type: data_quality
-//!   source: v_orders
-//!   target: v_orders_dq
-//!   expectations_file: expectations/orders.yaml
-//! ```
+//! Rename the key (here `readMode`) or remove it.
 
 use dqlint_project::{Entry, Value};
 

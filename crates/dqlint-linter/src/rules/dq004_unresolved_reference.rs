@@ -12,23 +12,69 @@
 //! one at a time; and every action the template or preset should have
 //! contributed is missing from what dqlint (and LHP) can check.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
 //! pipeline: bronze
 //! flowgroup: orders
 //! use_template: bronze_dq_tempalte
+//! template_parameters:
+//!   entity: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//! ```
+//!
+//! `templates/bronze_dq.yaml`:
+//! ```yaml
+//! name: bronze_dq
+//! parameters:
+//!   - name: entity
+//!     required: true
+//! actions:
+//!   - name: "{{ entity }}_dq"
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_{{ entity }}_raw
+//!     target: v_{{ entity }}
+//!     expectations_file: expectations/{{ entity }}.yaml
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! ## Example (good)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! use_template: bronze_dq
+//! template_parameters:
+//!   entity: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
 //! ```
 //!
 //! ## Fix
 //! Name an existing template (its file stem) or preset (its `name:`), and
 //! pass every required parameter.
-//!
-//! ## Valid
-//! ```yaml
-//! pipeline: bronze
-//! flowgroup: orders
-//! use_template: bronze_dq_template
-//! ```
 
 use dqlint_project::ProblemKind;
 

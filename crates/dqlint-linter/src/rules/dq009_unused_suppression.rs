@@ -16,23 +16,50 @@
 //! finding on that line. A directive dqlint cannot read hides nothing,
 //! while its author believes it does.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
+//! ```
+//!
+//! `expectations/orders.yaml`:
 //! ```yaml
 //! amount >= 0:
 //!   action: drop  # dqlint: ignore[DQ207] kept as warn on purpose
 //!   name: non_negative_amount
 //! ```
 //!
-//! ## Fix
-//! Remove the comment, or the unused codes from its list (the safe fix does
-//! either). To keep a directive on purpose, add `DQ009` to its list.
-//!
-//! ## Valid
+//! ## Example (good)
+//! `expectations/orders.yaml`:
 //! ```yaml
 //! amount >= 0:
 //!   action: warn  # dqlint: ignore[DQ207] kept as warn on purpose
 //!   name: non_negative_amount
 //! ```
+//!
+//! ## Fix
+//! Remove the comment, or the unused codes from its list (the safe fix does
+//! either). To keep a directive on purpose, add `DQ009` to its list.
 
 use dqlint_project::SourceFile;
 

@@ -5,28 +5,65 @@
 //! Quarantine mode needs to know the dead-letter table and the source
 //! table; `lhp validate` fails the flowgroup (LHP-VAL-007).
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! - name: orders_dq
-//!   type: transform
-//!   transform_type: data_quality
-//!   mode: quarantine
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! ## Example (good)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
 //! ```
 //!
 //! ## Fix
 //! Add `quarantine: {dlq_table: cat.schema.dlq, source_table: cat.schema.orders}`,
 //! or use `mode: dqe`.
-//!
-//! ## Valid
-//! ```yaml
-//! - name: orders_dq
-//!   type: transform
-//!   transform_type: data_quality
-//!   mode: quarantine
-//!   quarantine:
-//!     dlq_table: main.ops.dlq
-//!     source_table: main.bronze.orders
-//! ```
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};

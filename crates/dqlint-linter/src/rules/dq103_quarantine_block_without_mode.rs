@@ -6,29 +6,66 @@
 //! `lhp validate` rejects it (LHP-VAL-007). Usually `mode: quarantine` was
 //! forgotten, and the author believes failing rows are being kept.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! - name: orders_dq
-//!   type: transform
-//!   transform_type: data_quality
-//!   quarantine:
-//!     dlq_table: main.ops.dlq
-//!     source_table: main.bronze.orders
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! ## Example (good)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
 //! ```
 //!
 //! ## Fix
 //! Add `mode: quarantine`, or remove the block.
-//!
-//! ## Valid
-//! ```yaml
-//! - name: orders_dq
-//!   type: transform
-//!   transform_type: data_quality
-//!   mode: quarantine
-//!   quarantine:
-//!     dlq_table: main.ops.dlq
-//!     source_table: main.bronze.orders
-//! ```
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{key_origin, Context, Findings};

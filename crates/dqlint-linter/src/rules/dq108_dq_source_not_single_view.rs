@@ -7,18 +7,59 @@
 //! validates and generates `spark.readStream.table("")` (E20), which fails
 //! only when the pipeline runs.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! source: [v_orders, v_returns]
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: [v_orders_raw, v_returns_raw]
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! ## Example (good)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
 //! ```
 //!
 //! ## Fix
 //! Name one view: `source: v_orders` (union views upstream if needed).
-//!
-//! ## Valid
-//! ```yaml
-//! source: v_orders
-//! ```
 
 use dqlint_project::ValueKind;
 

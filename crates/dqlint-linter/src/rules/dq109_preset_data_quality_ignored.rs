@@ -8,27 +8,63 @@
 //! in which every field is present: they never apply (E18, E39). The
 //! actions silently run without the settings you see in the preset.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! name: quarantine_defaults
+//! pipeline: bronze
+//! flowgroup: orders
+//! presets:
+//!   - bronze_quarantine
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
+//! ```
+//!
+//! `presets/bronze_quarantine.yaml`:
+//! ```yaml
+//! name: bronze_quarantine
 //! defaults:
 //!   transform_actions:
 //!     data_quality:
 //!       mode: quarantine
 //! ```
 //!
-//! ## Fix
-//! Set these fields on each action, or in a template.
-//!
-//! ## Valid
+//! `expectations/orders.yaml`:
 //! ```yaml
-//! name: bronze_defaults
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! ## Example (good)
+//! `presets/bronze_quarantine.yaml`:
+//! ```yaml
+//! name: bronze_quarantine
 //! defaults:
 //!   write_actions:
 //!     streaming_table:
 //!       table_properties:
 //!         delta.enableChangeDataFeed: "true"
 //! ```
+//!
+//! ## Fix
+//! Set these fields on each action, or in a template.
 
 use dqlint_project::FileKind;
 

@@ -8,21 +8,45 @@
 //! silently produces a view without any expectation; quarantine mode
 //! rejects it.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! expectations: price > 0
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! expectations: order_id IS NOT NULL
+//! ```
+//!
+//! ## Example (good)
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! expectations:
+//!   order_id IS NOT NULL:
+//!     action: drop
+//!     name: valid_order_id
 //! ```
 //!
 //! ## Fix
 //! Write one document: a mapping of `constraint: {action, name}` or a list
 //! of `{name, constraint, type|failureAction}` items.
-//!
-//! ## Valid
-//! ```yaml
-//! price > 0:
-//!   action: drop
-//!   name: positive_price
-//! ```
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};

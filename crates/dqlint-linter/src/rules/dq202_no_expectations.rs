@@ -7,21 +7,48 @@
 //! Quarantine mode rejects an empty rule set; dqe mode silently produces a
 //! view with no expectation at all, so bad rows flow through unchecked.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! version: "1.0"
+//! table: orders
 //! expectations: []
+//! ```
+//!
+//! ## Example (good)
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! version: "1.0"
+//! table: orders
+//! expectations:
+//!   - name: valid_order_id
+//!     constraint: order_id IS NOT NULL
+//!     type: expect_or_drop
 //! ```
 //!
 //! ## Fix
 //! Add at least one rule.
-//!
-//! ## Valid
-//! ```yaml
-//! expectations:
-//!   - name: positive_price
-//!     constraint: price > 0
-//!     type: expect_or_drop
-//! ```
 
 use dqlint_project::Shape;
 

@@ -5,22 +5,47 @@
 //! LHP skips the item without a word (E14): the check you think you have
 //! does not exist.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! - name: positive_price
-//!   rule: price > 0
-//!   type: expect_or_drop
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.json
+//! ```
+//!
+//! `expectations/orders.json`:
+//! ```json
+//! [
+//!   {"name": "valid_order_id", "constraint": "order_id IS NOT NULL", "type": "expect_or_drop"},
+//!   {"name": "non_negative_amount", "rule": "amount >= 0", "type": "expect_or_drop"}
+//! ]
+//! ```
+//!
+//! ## Example (good)
+//! `expectations/orders.json`:
+//! ```json
+//! [
+//!   {"name": "valid_order_id", "constraint": "order_id IS NOT NULL", "type": "expect_or_drop"},
+//!   {"name": "non_negative_amount", "constraint": "amount >= 0", "type": "expect_or_drop"}
+//! ]
 //! ```
 //!
 //! ## Fix
 //! Put the SQL predicate under `constraint:` (or `expression:`).
-//!
-//! ## Valid
-//! ```yaml
-//! - name: positive_price
-//!   constraint: price > 0
-//!   type: expect_or_drop
-//! ```
 
 use dqlint_project::Shape;
 

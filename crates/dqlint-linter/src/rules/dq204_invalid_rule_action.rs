@@ -8,21 +8,46 @@
 //! LHP silently turns an unknown `action` into `warn` (E31) and skips an
 //! item with an unknown `type`: a rule meant to drop or fail only logs.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! price > 0:
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! amount >= 0:
 //!   action: quarantine
+//!   name: non_negative_amount
+//! ```
+//!
+//! ## Example (good)
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! amount >= 0:
+//!   action: drop
+//!   name: non_negative_amount
 //! ```
 //!
 //! ## Fix
 //! Use `warn`, `drop` or `fail` (quarantine mode already routes every
 //! failing row to the DLQ).
-//!
-//! ## Valid
-//! ```yaml
-//! price > 0:
-//!   action: drop
-//! ```
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};

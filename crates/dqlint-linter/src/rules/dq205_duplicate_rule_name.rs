@@ -6,28 +6,51 @@
 //! LHP collects rules in dictionaries keyed by name: the later rule
 //! silently replaces the earlier one (E19), so one check disappears.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! price > 0:
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
 //!   action: drop
-//!   name: valid_row
-//! quantity > 0:
+//!   name: valid_order
+//! amount >= 0:
 //!   action: drop
-//!   name: valid_row
+//!   name: valid_order
+//! ```
+//!
+//! ## Example (good)
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! amount >= 0:
+//!   action: drop
+//!   name: non_negative_amount
 //! ```
 //!
 //! ## Fix
 //! Give each rule its own name.
-//!
-//! ## Valid
-//! ```yaml
-//! price > 0:
-//!   action: drop
-//!   name: positive_price
-//! quantity > 0:
-//!   action: drop
-//!   name: positive_quantity
-//! ```
 
 use std::collections::HashMap;
 

@@ -8,22 +8,49 @@
 //! path (they go to the DLQ); a `fail` rule no longer stops the pipeline.
 //! LHP's docs promise a warning, but the CLI never shows it (E25).
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
+//! ```
+//!
+//! `expectations/orders.yaml`:
 //! ```yaml
 //! stock >= 0:
 //!   action: warn
 //!   name: non_negative_stock
 //! ```
 //!
-//! ## Fix
-//! Write `drop`, which is what runs; or move the rule to a dqe action.
-//!
-//! ## Valid
+//! ## Example (good)
+//! `expectations/orders.yaml`:
 //! ```yaml
 //! stock >= 0:
 //!   action: drop
 //!   name: non_negative_stock
 //! ```
+//!
+//! ## Fix
+//! Write `drop`, which is what runs; or move the rule to a dqe action.
 
 use dqlint_project::RuleAction;
 

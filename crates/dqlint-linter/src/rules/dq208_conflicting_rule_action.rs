@@ -5,23 +5,45 @@
 //! `failureAction` silently wins: a rule written `type: expect_or_fail`
 //! with `failureAction: warn` only warns.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! - name: valid_id
-//!   constraint: id IS NOT NULL
-//!   type: expect_or_fail
-//!   failureAction: warn
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.json
+//! ```
+//!
+//! `expectations/orders.json`:
+//! ```json
+//! [
+//!   {"name": "valid_order_id", "constraint": "order_id IS NOT NULL", "type": "expect_or_fail", "failureAction": "warn"}
+//! ]
+//! ```
+//!
+//! ## Example (good)
+//! `expectations/orders.json`:
+//! ```json
+//! [
+//!   {"name": "valid_order_id", "constraint": "order_id IS NOT NULL", "failureAction": "fail"}
+//! ]
 //! ```
 //!
 //! ## Fix
 //! Keep one of the two keys.
-//!
-//! ## Valid
-//! ```yaml
-//! - name: valid_id
-//!   constraint: id IS NOT NULL
-//!   failureAction: fail
-//! ```
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};

@@ -7,20 +7,45 @@
 //! LHP copies the text verbatim into the generated decorators; the typo
 //! surfaces only when the pipeline starts on Databricks.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! price > 0 AND:
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! amount >= 0 AND:
 //!   action: drop
+//!   name: positive_amount_and_quantity
+//! ```
+//!
+//! ## Example (good)
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! amount >= 0 AND quantity > 0:
+//!   action: drop
+//!   name: positive_amount_and_quantity
 //! ```
 //!
 //! ## Fix
 //! Correct the SQL.
-//!
-//! ## Valid
-//! ```yaml
-//! price > 0 AND quantity > 0:
-//!   action: drop
-//! ```
 
 use crate::engine::{Context, Findings};
 

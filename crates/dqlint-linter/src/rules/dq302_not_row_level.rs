@@ -6,21 +6,46 @@
 //! An expectation is evaluated per row; Databricks rejects aggregates,
 //! windows and subqueries in expectations when the pipeline starts.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! count(*) > 0:
-//!   action: fail
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! amount <= max(amount) OVER (PARTITION BY customer_id):
+//!   action: drop
+//!   name: within_credit_limit
+//! ```
+//!
+//! ## Example (good)
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! amount <= credit_limit:
+//!   action: drop
+//!   name: within_credit_limit
 //! ```
 //!
 //! ## Fix
 //! Check row-level conditions here; put table-level checks in a test
 //! action or a materialized view.
-//!
-//! ## Valid
-//! ```yaml
-//! order_id IS NOT NULL:
-//!   action: fail
-//! ```
 
 use crate::engine::{Context, Findings};
 

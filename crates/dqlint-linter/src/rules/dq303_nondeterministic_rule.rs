@@ -7,20 +7,45 @@
 //! inverse filter that routes it to the DLQ, and again when recycled: a
 //! verdict that changes between evaluations loses or duplicates rows.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//! ```
+//!
+//! `expectations/orders.yaml`:
 //! ```yaml
 //! order_ts <= current_timestamp():
 //!   action: drop
+//!   name: not_in_future
+//! ```
+//!
+//! ## Example (good)
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_ts <= ingested_at:
+//!   action: drop
+//!   name: not_in_future
 //! ```
 //!
 //! ## Fix
 //! Compare with a stable value (a column, a literal).
-//!
-//! ## Valid
-//! ```yaml
-//! order_ts <= ingested_at:
-//!   action: drop
-//! ```
 
 use crate::engine::{Context, Findings};
 

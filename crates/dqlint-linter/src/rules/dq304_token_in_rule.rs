@@ -6,20 +6,51 @@
 //! copied verbatim into the SQL, and the rule compares against the literal
 //! string `${catalog}`.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! region = '${region}':
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! "region = '${region}'":
 //!   action: drop
+//!   name: expected_region
+//! ```
+//!
+//! `substitutions/dev.yaml`:
+//! ```yaml
+//! dev:
+//!   region: EU
+//! ```
+//!
+//! ## Example (good)
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! "region = 'EU'":
+//!   action: drop
+//!   name: expected_region
 //! ```
 //!
 //! ## Fix
 //! Write the value, or generate per-environment expectations files.
-//!
-//! ## Valid
-//! ```yaml
-//! region = 'EU':
-//!   action: drop
-//! ```
 
 use crate::engine::{Context, Findings};
 

@@ -7,20 +7,45 @@
 //! An expectation must be a predicate; `price * 2` fails when the pipeline
 //! starts.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! price * quantity:
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! amount * quantity:
 //!   action: drop
+//!   name: line_total
+//! ```
+//!
+//! ## Example (good)
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! amount * quantity >= 0:
+//!   action: drop
+//!   name: line_total
 //! ```
 //!
 //! ## Fix
 //! Compare the value: `price * quantity > 0`.
-//!
-//! ## Valid
-//! ```yaml
-//! price * quantity > 0:
-//!   action: drop
-//! ```
 
 use crate::engine::{Context, Findings};
 

@@ -9,28 +9,55 @@
 //! the properties and columns the recycle flow needs (DQ404-DQ408 can only
 //! check DDL they can see).
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! quarantine:
-//!   dlq_table: main.ops.dlq        # no sql/*.sql creates main.ops.dlq
-//!   source_table: main.bronze.orders
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
 //! ```
 //!
-//! ## Fix
-//! Add the canonical DDL of the inbox and the outbox to a `.sql` file of
-//! the project (the message of DQ403/DQ408 and `dqlint rule DQ402` show
-//! it). No automatic fix: it would create a new file.
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
 //!
-//! ## Valid
+//! `sql/readme.sql`:
+//! ```sql
+//! -- The DLQ is created by the platform team.
+//! ```
+//!
+//! ## Example (good)
+//! `sql/readme.sql`:
 //! ```sql
 //! CREATE TABLE IF NOT EXISTS main.ops.dlq (
-//!     _dlq_sk            STRING NOT NULL,
-//!     _dlq_source_table  STRING NOT NULL,
-//!     _dlq_status        STRING NOT NULL,
+//!     _dlq_sk            STRING    NOT NULL,
+//!     _dlq_source_table  STRING    NOT NULL,
+//!     _dlq_status        STRING    NOT NULL,
 //!     _dlq_timestamp     TIMESTAMP NOT NULL,
 //!     _dlq_failed_rules  ARRAY<STRUCT<name: STRING, rule: STRING>>,
 //!     _dlq_rescued_data  STRING,
-//!     _row_data          VARIANT NOT NULL
+//!     _row_data          VARIANT   NOT NULL
 //! )
 //! CLUSTER BY (_dlq_source_table)
 //! TBLPROPERTIES (
@@ -38,7 +65,24 @@
 //!     'delta.enableRowTracking' = 'true',
 //!     'delta.enableDeletionVectors' = 'true'
 //! );
+//!
+//! CREATE TABLE IF NOT EXISTS main.ops.dlq_outbox (
+//!     _dlq_sk            STRING    NOT NULL,
+//!     _dlq_source_table  STRING    NOT NULL,
+//!     _row_data          VARIANT   NOT NULL,
+//!     _dlq_recycled_at   TIMESTAMP NOT NULL
+//! )
+//! CLUSTER BY (_dlq_source_table)
+//! TBLPROPERTIES (
+//!     'delta.enableRowTracking' = 'true',
+//!     'delta.enableDeletionVectors' = 'true'
+//! );
 //! ```
+//!
+//! ## Fix
+//! Add the canonical DDL of the inbox and the outbox to a `.sql` file of
+//! the project (the message of DQ403/DQ408 and `dqlint rule DQ402` show
+//! it). No automatic fix: it would create a new file.
 
 use crate::ddl_catalog::{catalog, dlq_groups};
 use crate::diagnostic::Diagnostic;

@@ -6,22 +6,81 @@
 //! The recycle flow MERGEs fixed rows into the outbox; LHP does not create
 //! it, so recycling fails at runtime although the inbox is in place.
 //!
-//! ## Example
-//! ```sql
-//! CREATE TABLE IF NOT EXISTS main.ops.dlq ( ... );
-//! -- no main.ops.dlq_outbox
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
 //! ```
 //!
-//! ## Fix
-//! Add the outbox DDL; the quick fix inserts the canonical one after the
-//! inbox's `CREATE TABLE`.
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
 //!
-//! ## Valid
+//! `sql/dlq.sql`:
 //! ```sql
+//! CREATE TABLE IF NOT EXISTS main.ops.dlq (
+//!     _dlq_sk            STRING    NOT NULL,
+//!     _dlq_source_table  STRING    NOT NULL,
+//!     _dlq_status        STRING    NOT NULL,
+//!     _dlq_timestamp     TIMESTAMP NOT NULL,
+//!     _dlq_failed_rules  ARRAY<STRUCT<name: STRING, rule: STRING>>,
+//!     _dlq_rescued_data  STRING,
+//!     _row_data          VARIANT   NOT NULL
+//! )
+//! CLUSTER BY (_dlq_source_table)
+//! TBLPROPERTIES (
+//!     'delta.enableChangeDataFeed' = 'true',
+//!     'delta.enableRowTracking' = 'true',
+//!     'delta.enableDeletionVectors' = 'true'
+//! );
+//! ```
+//!
+//! ## Example (good)
+//! `sql/dlq.sql`:
+//! ```sql
+//! CREATE TABLE IF NOT EXISTS main.ops.dlq (
+//!     _dlq_sk            STRING    NOT NULL,
+//!     _dlq_source_table  STRING    NOT NULL,
+//!     _dlq_status        STRING    NOT NULL,
+//!     _dlq_timestamp     TIMESTAMP NOT NULL,
+//!     _dlq_failed_rules  ARRAY<STRUCT<name: STRING, rule: STRING>>,
+//!     _dlq_rescued_data  STRING,
+//!     _row_data          VARIANT   NOT NULL
+//! )
+//! CLUSTER BY (_dlq_source_table)
+//! TBLPROPERTIES (
+//!     'delta.enableChangeDataFeed' = 'true',
+//!     'delta.enableRowTracking' = 'true',
+//!     'delta.enableDeletionVectors' = 'true'
+//! );
+//!
 //! CREATE TABLE IF NOT EXISTS main.ops.dlq_outbox (
-//!     _dlq_sk            STRING NOT NULL,
-//!     _dlq_source_table  STRING NOT NULL,
-//!     _row_data          VARIANT NOT NULL,
+//!     _dlq_sk            STRING    NOT NULL,
+//!     _dlq_source_table  STRING    NOT NULL,
+//!     _row_data          VARIANT   NOT NULL,
 //!     _dlq_recycled_at   TIMESTAMP NOT NULL
 //! )
 //! CLUSTER BY (_dlq_source_table)
@@ -30,6 +89,10 @@
 //!     'delta.enableDeletionVectors' = 'true'
 //! );
 //! ```
+//!
+//! ## Fix
+//! Add the outbox DDL; the quick fix inserts the canonical one after the
+//! inbox's `CREATE TABLE`.
 
 use dqlint_sql::ddl::dlq_outbox_ddl;
 

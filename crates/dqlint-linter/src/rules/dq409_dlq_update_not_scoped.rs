@@ -8,21 +8,90 @@
 //! marks rows `fixed` without pinning the source table re-injects rows into
 //! every pipeline's recycle flow, not just the one being remediated.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! `sql/dlq.sql`:
 //! ```sql
-//! UPDATE main.ops.dlq SET _dlq_status = 'fixed'
-//! WHERE _dlq_status = 'quarantined';
+//! CREATE TABLE IF NOT EXISTS main.ops.dlq (
+//!     _dlq_sk            STRING    NOT NULL,
+//!     _dlq_source_table  STRING    NOT NULL,
+//!     _dlq_status        STRING    NOT NULL,
+//!     _dlq_timestamp     TIMESTAMP NOT NULL,
+//!     _dlq_failed_rules  ARRAY<STRUCT<name: STRING, rule: STRING>>,
+//!     _dlq_rescued_data  STRING,
+//!     _row_data          VARIANT   NOT NULL
+//! )
+//! CLUSTER BY (_dlq_source_table)
+//! TBLPROPERTIES (
+//!     'delta.enableChangeDataFeed' = 'true',
+//!     'delta.enableRowTracking' = 'true',
+//!     'delta.enableDeletionVectors' = 'true'
+//! );
+//!
+//! CREATE TABLE IF NOT EXISTS main.ops.dlq_outbox (
+//!     _dlq_sk            STRING    NOT NULL,
+//!     _dlq_source_table  STRING    NOT NULL,
+//!     _row_data          VARIANT   NOT NULL,
+//!     _dlq_recycled_at   TIMESTAMP NOT NULL
+//! )
+//! CLUSTER BY (_dlq_source_table)
+//! TBLPROPERTIES (
+//!     'delta.enableRowTracking' = 'true',
+//!     'delta.enableDeletionVectors' = 'true'
+//! );
+//! ```
+//!
+//! `sql/remediation/fix_orders.sql`:
+//! ```sql
+//! UPDATE main.ops.dlq
+//! SET _dlq_status = 'fixed'
+//! WHERE _dlq_status = 'quarantined'
+//!   AND _row_data:amount::double >= 0;
+//! ```
+//!
+//! ## Example (good)
+//! `sql/remediation/fix_orders.sql`:
+//! ```sql
+//! UPDATE main.ops.dlq
+//! SET _dlq_status = 'fixed'
+//! WHERE _dlq_status = 'quarantined'
+//!   AND _row_data:amount::double >= 0
+//!   AND _dlq_source_table = 'main.bronze.orders';
 //! ```
 //!
 //! ## Fix
 //! Add `_dlq_source_table = '<catalog.schema.table>'` to the `WHERE`.
-//!
-//! ## Valid
-//! ```sql
-//! UPDATE main.ops.dlq SET _dlq_status = 'fixed'
-//! WHERE _dlq_status = 'quarantined'
-//!   AND _dlq_source_table = 'main.bronze.orders';
-//! ```
 
 use crate::ddl_catalog::{catalog, dlq_groups};
 use crate::diagnostic::Diagnostic;

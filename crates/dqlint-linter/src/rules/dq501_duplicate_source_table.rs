@@ -8,23 +8,117 @@
 //! the wrong table. LHP 0.9.3 rejects this (LHP-VAL-069); dqlint says so
 //! as you type.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders_eu.yaml`:
 //! ```yaml
-//! # two actions of pipeline `bronze`, both with
-//! quarantine:
-//!   dlq_table: main.ops.dlq
-//!   source_table: main.bronze.orders
+//! pipeline: bronze
+//! flowgroup: orders_eu
+//! actions:
+//!   - name: load_orders_eu
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders_eu
+//!       format: json
+//!     target: v_orders_eu_raw
+//!   - name: orders_eu_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_eu_raw
+//!     target: v_orders_eu
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
+//! ```
+//!
+//! `pipelines/bronze/orders_us.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders_us
+//! actions:
+//!   - name: load_orders_us
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders_us
+//!       format: json
+//!     target: v_orders_us_raw
+//!   - name: orders_us_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_us_raw
+//!     target: v_orders_us
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! ## Example (good)
+//! `pipelines/bronze/orders_eu.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders_eu
+//! actions:
+//!   - name: load_orders_eu
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders_eu
+//!       format: json
+//!     target: v_orders_eu_raw
+//!   - name: orders_eu_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_eu_raw
+//!     target: v_orders_eu
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders_eu
+//! ```
+//!
+//! `pipelines/bronze/orders_us.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders_us
+//! actions:
+//!   - name: load_orders_us
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders_us
+//!       format: json
+//!     target: v_orders_us_raw
+//!   - name: orders_us_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_us_raw
+//!     target: v_orders_us
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders_us
 //! ```
 //!
 //! ## Fix
 //! Give each action the table its rows belong to as `source_table`.
-//!
-//! ## Valid
-//! ```yaml
-//! quarantine:
-//!   dlq_table: main.ops.dlq
-//!   source_table: main.bronze.returns
-//! ```
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};

@@ -8,19 +8,117 @@
 //! action's objects collide with the first's, and the constants of one
 //! overwrite the other's. Validate and generate both pass (E29).
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! # two quarantine actions in pipeline `bronze`, both with
-//! source: v_orders
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
+//! ```
+//!
+//! `pipelines/bronze/returns.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: returns
+//! actions:
+//!   - name: load_returns
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/returns
+//!       format: json
+//!     target: v_raw
+//!   - name: returns_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_raw
+//!     target: v_returns
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.returns
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! ## Example (good)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
+//! ```
+//!
+//! `pipelines/bronze/returns.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: returns
+//! actions:
+//!   - name: load_returns
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/returns
+//!       format: json
+//!     target: v_returns_raw
+//!   - name: returns_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_returns_raw
+//!     target: v_returns
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.returns
 //! ```
 //!
 //! ## Fix
 //! Quarantine a view once; put all its rules in one expectations file.
-//!
-//! ## Valid
-//! ```yaml
-//! source: v_orders_eu
-//! ```
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};

@@ -7,21 +7,54 @@
 //! flows are built for batch-triggered updates. LHP's docs say so but
 //! nothing checks it.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! # config/pipeline_config.yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! `config/pipeline_config.yaml`:
+//! ```yaml
 //! pipeline: bronze
 //! continuous: true
 //! ```
 //!
-//! ## Fix
-//! Run the pipeline triggered (`continuous: false`), or use `mode: dqe`.
-//!
-//! ## Valid
+//! ## Example (good)
+//! `config/pipeline_config.yaml`:
 //! ```yaml
 //! pipeline: bronze
 //! continuous: false
 //! ```
+//!
+//! ## Fix
+//! Run the pipeline triggered (`continuous: false`), or use `mode: dqe`.
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{origin_of, Context, Findings};

@@ -8,20 +8,55 @@
 //! LHP fails with LHP-CFG-010, but only for the one `--env` it runs with:
 //! a token missing from `prod.yaml` surfaces at the production deploy.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! quarantine:
-//!   dlq_table: ${catalog}.${ops_schema}.dlq
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: ${catalog}.${ops_schema}.dlq
+//!       source_table: ${catalog}.bronze.orders
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! `substitutions/dev.yaml`:
+//! ```yaml
+//! dev:
+//!   catalog: main
+//! ```
+//!
+//! ## Example (good)
+//! `substitutions/dev.yaml`:
+//! ```yaml
+//! dev:
+//!   catalog: main
+//!   ops_schema: ops
 //! ```
 //!
 //! ## Fix
 //! Define the token in every `substitutions/<env>.yaml` (or in `global`).
-//!
-//! ## Valid
-//! ```yaml
-//! quarantine:
-//!   dlq_table: ${catalog}.ops.dlq
-//! ```
 
 use dqlint_project::TokenSyntax;
 

@@ -7,10 +7,55 @@
 //! just resolves nothing, and fails later with unresolved tokens or passes
 //! silently.
 //!
-//! ## Example
-//! ```text
-//! dqlint lint --env prd     # substitutions/prod.yaml exists, prd.yaml not
+//! ## Example (bad)
+//! Linted with `--env dev --env prd`.
+//!
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: ${catalog}.ops.dlq
+//!       source_table: ${catalog}.bronze.orders
 //! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! `substitutions/dev.yaml`:
+//! ```yaml
+//! dev:
+//!   catalog: main_dev
+//! ```
+//!
+//! `substitutions/prod.yaml`:
+//! ```yaml
+//! prod:
+//!   catalog: main_prod
+//! ```
+//!
+//! ## Example (good)
+//! Linted with `--env dev --env prod`.
 //!
 //! ## Fix
 //! Use an existing environment name, or create `substitutions/<env>.yaml`.

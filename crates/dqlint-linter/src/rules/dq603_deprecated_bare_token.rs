@@ -6,18 +6,73 @@
 //! The bare syntax is deprecated (LHP-DEPR-001) and ambiguous: any `{word}`
 //! in a string, a regex quantifier included, is taken for a token.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! dlq_table: "{catalog}.ops.dlq"
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: "{catalog}.ops.dlq"
+//!       source_table: ${catalog}.bronze.orders
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! `substitutions/dev.yaml`:
+//! ```yaml
+//! dev:
+//!   catalog: main
+//! ```
+//!
+//! ## Example (good)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: ${catalog}.ops.dlq
+//!       source_table: ${catalog}.bronze.orders
 //! ```
 //!
 //! ## Fix
 //! Write `${catalog}` (the quick fix inserts the `$`).
-//!
-//! ## Valid
-//! ```yaml
-//! dlq_table: "${catalog}.ops.dlq"
-//! ```
 
 use dqlint_project::TokenSyntax;
 

@@ -7,18 +7,67 @@
 //! is then unknown until run time, tables cannot be matched to their DDL,
 //! and the secret value ends up in table names and logs.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! dlq_table: ${secret:ops/catalog}.ops.dlq
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: ${secret:ops/catalog}.bronze.orders
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! ## Example (good)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: orders_dq
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//!     mode: quarantine
+//!     quarantine:
+//!       dlq_table: main.ops.dlq
+//!       source_table: main.bronze.orders
 //! ```
 //!
 //! ## Fix
 //! Use a substitution token (`${catalog}`) instead of a secret.
-//!
-//! ## Valid
-//! ```yaml
-//! dlq_table: ${catalog}.ops.dlq
-//! ```
 
 use dqlint_project::TokenSyntax;
 

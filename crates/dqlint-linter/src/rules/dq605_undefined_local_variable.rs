@@ -6,24 +6,63 @@
 //! LHP fails with LHP-CFG-011; without a `variables:` block it leaves the
 //! text in place and fails later with an unresolved `{var}` token.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
 //! variables:
-//!   entity: customer
+//!   entity: orders
 //! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
 //!   - name: "%{entitty}_dq"
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
+//! ```
+//!
+//! `expectations/orders.yaml`:
+//! ```yaml
+//! order_id IS NOT NULL:
+//!   action: drop
+//!   name: valid_order_id
+//! ```
+//!
+//! ## Example (good)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! variables:
+//!   entity: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: "%{entity}_dq"
+//!     type: transform
+//!     transform_type: data_quality
+//!     source: v_orders_raw
+//!     target: v_orders
+//!     expectations_file: expectations/orders.yaml
 //! ```
 //!
 //! ## Fix
 //! Define the variable, or fix its name.
-//!
-//! ## Valid
-//! ```yaml
-//! variables:
-//!   entity: customer
-//! actions:
-//!   - name: "%{entity}_dq"
-//! ```
 
 use dqlint_project::flowgroup::scan_variables;
 use dqlint_project::{ProblemKind, Via};

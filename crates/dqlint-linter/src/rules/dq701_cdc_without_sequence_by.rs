@@ -7,28 +7,64 @@
 //! out-of-order and recycled rows (the quarantine re-injection path)
 //! resolve arbitrarily: an old version can overwrite a newer one.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! write_target:
-//!   type: streaming_table
-//!   mode: cdc
-//!   cdc_config:
-//!     keys: [order_id]
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: write_orders
+//!     type: write
+//!     source: v_orders_raw
+//!     write_target:
+//!       type: streaming_table
+//!       catalog: main
+//!       schema: silver
+//!       table: orders
+//!       mode: cdc
+//!       cdc_config:
+//!         keys: [order_id]
+//! ```
+//!
+//! ## Example (good)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: write_orders
+//!     type: write
+//!     source: v_orders_raw
+//!     write_target:
+//!       type: streaming_table
+//!       catalog: main
+//!       schema: silver
+//!       table: orders
+//!       mode: cdc
+//!       cdc_config:
+//!         keys: [order_id]
+//!         sequence_by: order_updated_at
 //! ```
 //!
 //! ## Fix
 //! Add `sequence_by:` with a column that orders the changes (an event
 //! time or a source version).
-//!
-//! ## Valid
-//! ```yaml
-//! write_target:
-//!   type: streaming_table
-//!   mode: cdc
-//!   cdc_config:
-//!     keys: [order_id]
-//!     sequence_by: order_updated_at
-//! ```
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{key_origin, Context, Findings};

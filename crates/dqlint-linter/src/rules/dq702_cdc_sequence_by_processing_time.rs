@@ -8,22 +8,64 @@
 //! they changed: reruns, backfills and recycled quarantine rows resolve
 //! conflicts differently each time.
 //!
-//! ## Example
+//! ## Example (bad)
+//! `pipelines/bronze/orders.yaml`:
 //! ```yaml
-//! cdc_config:
-//!   keys: [order_id]
-//!   sequence_by: _processing_timestamp
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: write_orders
+//!     type: write
+//!     source: v_orders_raw
+//!     write_target:
+//!       type: streaming_table
+//!       catalog: main
+//!       schema: silver
+//!       table: orders
+//!       mode: cdc
+//!       cdc_config:
+//!         keys: [order_id]
+//!         sequence_by: _processing_timestamp
+//! ```
+//!
+//! ## Example (good)
+//! `pipelines/bronze/orders.yaml`:
+//! ```yaml
+//! pipeline: bronze
+//! flowgroup: orders
+//! actions:
+//!   - name: load_orders
+//!     type: load
+//!     readMode: stream
+//!     source:
+//!       type: cloudfiles
+//!       path: /Volumes/main/landing/orders
+//!       format: json
+//!     target: v_orders_raw
+//!   - name: write_orders
+//!     type: write
+//!     source: v_orders_raw
+//!     write_target:
+//!       type: streaming_table
+//!       catalog: main
+//!       schema: silver
+//!       table: orders
+//!       mode: cdc
+//!       cdc_config:
+//!         keys: [order_id]
+//!         sequence_by: order_updated_at
 //! ```
 //!
 //! ## Fix
 //! Sequence by a column of the source data (event time, version, LSN).
-//!
-//! ## Valid
-//! ```yaml
-//! cdc_config:
-//!   keys: [order_id]
-//!   sequence_by: order_updated_at
-//! ```
 
 use std::collections::HashSet;
 

@@ -1,0 +1,7 @@
+//! The `dqlint` command line as a library: the binary (`main.rs`) parses
+//! arguments and calls into these modules; tests call them directly.
+
+pub mod fix;
+pub mod fix_loop;
+pub mod output;
+pub mod rule_docs;
