@@ -194,3 +194,32 @@ fn dq408_fixes_repair_the_columns() {
     assert_eq!(left.len(), 1, "{left:#?}\n{}", std::fs::read_to_string(dir.join("sql/dlq.sql")).unwrap());
     assert!(left[0].contains("_extra"), "{left:#?}");
 }
+
+/// DQ402's fix (unsafe) appends the canonical inbox and outbox DDL to the
+/// project's `.sql` file; after it no DQ4xx finding is left. Without any
+/// `.sql` file there is no fix to offer.
+#[test]
+fn dq402_fix_appends_the_contract_ddl() {
+    let (_, found) = lint_dir(&fixture("DQ402", "bad"));
+    let d = found.iter().find(|d| d.rule.code == "DQ402").expect("a DQ402");
+    assert!(d.fix.is_none(), "no .sql file, no fix: {d:#?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("DQ402", "bad"), dir.path());
+    std::fs::create_dir_all(dir.path().join("sql")).unwrap();
+    std::fs::write(dir.path().join("sql/ops.sql"), "-- Operational tables.\n").unwrap();
+    let (project, found) = lint_dir(dir.path());
+    let d = found.iter().find(|d| d.rule.code == "DQ402").expect("a DQ402");
+    let fix = d.fix.as_ref().expect("a fix now that a .sql file exists");
+    assert_eq!(fix.applicability, dqlint_linter::Applicability::Unsafe);
+    apply(&project, dir.path(), &fix.edits);
+    let text = std::fs::read_to_string(dir.path().join("sql/ops.sql")).unwrap();
+    assert!(text.starts_with("-- Operational tables.\n\nCREATE TABLE IF NOT EXISTS ${catalog}.ops.dlq ("), "{text}");
+    let (project, found) = lint_dir(dir.path());
+    let left: Vec<String> = found
+        .iter()
+        .filter(|d| d.rule.code.starts_with("DQ4"))
+        .map(|d| format!("{} {}: {}", project.file(d.primary.file).rel, d.rule.code, d.message))
+        .collect();
+    assert!(left.is_empty(), "{left:#?}");
+}

@@ -81,11 +81,16 @@
 //!
 //! ## Fix
 //! Add the canonical DDL of the inbox and the outbox to a `.sql` file of
-//! the project (the message of DQ403/DQ408 and `dqlint rule DQ402` show
-//! it). No automatic fix: it would create a new file.
+//! the project. The fix (unsafe: review the names and the file) appends it
+//! to the `.sql` file that already creates a DLQ, else to the first `.sql`
+//! file, with the table name as the YAML writes it (tokens as `${token}`,
+//! so one DDL serves every environment). A project without any `.sql`
+//! file gets no automatic fix: copy the DDL above into a new one.
+
+use dqlint_project::{FileKind, SourceFile, TokenSyntax};
 
 use crate::ddl_catalog::{catalog, dlq_groups};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
 
@@ -109,8 +114,71 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 if g.tokenized() {
                     d = d.env(&env.name);
                 }
+                let written = u.action.get("quarantine").and_then(|q| q.get_str("dlq_table")).unwrap_or(&u.dlq_table);
+                if let Some(fix) = create_ddl_fix(ctx, written) {
+                    d = d.fix(fix);
+                }
                 out.push(d);
             }
         }
+    }
+}
+
+/// Appends the inbox and outbox DDL to the `.sql` file that already creates
+/// a DLQ (else the first `.sql` file of the project).
+fn create_ddl_fix(ctx: &Context, dlq_table: &str) -> Option<Fix> {
+    let sql: Vec<&SourceFile> =
+        ctx.project.files.iter().filter(|f| f.kind == FileKind::Sql && f.read_error.is_none()).collect();
+    let creates_dlq = |f: &&SourceFile| {
+        let text = f.text.to_ascii_lowercase();
+        text.contains("create") && text.contains("_dlq_source_table")
+    };
+    let target = sql.iter().find(|f| creates_dlq(f)).or_else(|| sql.first())?;
+    let table = dollar_tokens(dlq_table.trim());
+    let separator = match target.text.as_ref() {
+        "" => "",
+        t if t.ends_with("\n\n") => "",
+        t if t.ends_with('\n') => "\n",
+        _ => "\n\n",
+    };
+    let new_text = format!(
+        "{separator}{}\n{}",
+        dqlint_sql::ddl::dlq_inbox_ddl(&table),
+        dqlint_sql::ddl::dlq_outbox_ddl(&format!("{table}_outbox"))
+    );
+    let end = target.text.len();
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        description: format!("append the DDL of `{table}` and its outbox to `{}`", target.rel),
+        edits: vec![Edit { file: target.id, span: end..end, new_text }],
+    })
+}
+
+/// `{token}` (deprecated bare syntax) written as `${token}`, as SQL files
+/// spell tokens.
+fn dollar_tokens(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    let mut last = 0;
+    for token in dqlint_project::substitution::scan_tokens(text) {
+        if token.syntax == TokenSyntax::Bare {
+            out.push_str(&text[last..token.range.start]);
+            out.push('$');
+            out.push_str(&text[token.range.clone()]);
+            last = token.range.end;
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dollar_tokens;
+
+    #[test]
+    fn bare_tokens_are_written_with_a_dollar() {
+        assert_eq!(dollar_tokens("{catalog}.{raw_schema}.dlq"), "${catalog}.${raw_schema}.dlq");
+        assert_eq!(dollar_tokens("${catalog}.ops.dlq"), "${catalog}.ops.dlq");
+        assert_eq!(dollar_tokens("main.ops.dlq"), "main.ops.dlq");
     }
 }
