@@ -584,12 +584,11 @@ fn symlink_loop_under_pipelines() {
     lint_cli(dir.path());
 }
 
-/// A syntax error withholds the findings of the block it breaks (they would
-/// be follow-ons: the blanked `quarantine` line takes its `dlq_table` with
-/// it), but not those of the neighbouring action in the same document.
-#[test]
-fn syntax_error_hides_follow_on_findings_of_its_block_only() {
-    let flowgroup = "pipeline: bronze
+/// Two data_quality actions: a quarantine one whose `quarantine:` block is
+/// `broken_block` (lines 11 on), then a `readMode: batch` one (DQ105).
+fn two_actions(broken_block: &str) -> String {
+    format!(
+        "pipeline: bronze
 flowgroup: orders
 actions:
   - name: orders_quarantine
@@ -599,25 +598,49 @@ actions:
     target: v_orders_checked
     expectations_file: expectations/orders.yaml
     mode: quarantine
-    quarantine
-      dlq_table: main.ops.dlq
-      source_table: main.bronze.orders
-  - name: orders_dq
+{broken_block}  - name: orders_dq
     type: transform
     transform_type: data_quality
     source: v_orders_checked
     target: v_orders_validated
     readMode: batch
     expectations_file: expectations/orders.yaml
-";
+"
+    )
+}
+
+/// (code, line) of the findings in the flowgroup of [`two_actions`].
+fn findings_of_two_actions(broken_block: &str) -> Vec<(&'static str, u32)> {
+    let flowgroup = two_actions(broken_block);
     let dir = project(&[
         ("pipelines/bronze/orders.yaml", flowgroup.as_bytes()),
         ("expectations/orders.yaml", EXPECTATIONS.as_bytes()),
     ]);
     let (project, found) = lint_dir(dir.path());
-    let found = in_file(&project, &found, "pipelines/bronze/orders.yaml");
-    let described: Vec<(&str, u32)> = found.iter().map(|d| (d.rule.code, line_of(&project, d))).collect();
-    assert_eq!(described, vec![("DQ001", 11), ("DQ105", 19)], "{found:#?}");
+    in_file(&project, &found, "pipelines/bronze/orders.yaml")
+        .iter()
+        .map(|d| (d.rule.code, line_of(&project, d)))
+        .collect()
+}
+
+/// A syntax error withholds the findings of the block it breaks (they would
+/// be follow-ons: the blanked `quarantine` line takes its `dlq_table` with
+/// it), but not those of the neighbouring action in the same document.
+#[test]
+fn syntax_error_hides_follow_on_findings_of_its_block_only() {
+    let found = findings_of_two_actions("    quarantine\n      dlq_table: main.ops.dlq\n      source_table: main.bronze.orders\n");
+    assert_eq!(found, vec![("DQ001", 11), ("DQ105", 19)]);
+}
+
+/// A tab-indented line is a syntax error that spoils its own action only:
+/// the recovery must not blank the less indented lines after it, nor the
+/// follow-on filter hide the next action's findings.
+#[test]
+fn tab_indented_line_spoils_only_its_action() {
+    let found = findings_of_two_actions(
+        "    quarantine:\n      dlq_table: main.ops.dlq\n      source_table: main.bronze.orders\n\tsource_table2: y\n\n",
+    );
+    assert_eq!(found, vec![("DQ001", 14), ("DQ105", 21)]);
 }
 
 /// A 50 MB flowgroup file is refused with one clear DQ001 (the limit is
@@ -736,42 +759,4 @@ fn named_pipe_under_pipelines_does_not_hang() {
     assert!(status.success());
     let report = lint_cli(dir.path());
     assert_eq!(cli_findings(&report, "DQ105", "pipelines/bronze/orders.yaml").len(), 1, "{report:#}");
-}
-
-/// A tab-indented line is a syntax error that spoils its own action only:
-/// the recovery must not blank the less indented lines after it, nor the
-/// follow-on filter hide the next action's findings.
-#[test]
-fn tab_indented_line_spoils_only_its_action() {
-    let flowgroup = "pipeline: bronze
-flowgroup: orders
-actions:
-  - name: orders_quarantine
-    type: transform
-    transform_type: data_quality
-    source: v_orders_raw
-    target: v_orders_checked
-    expectations_file: expectations/orders.yaml
-    mode: quarantine
-    quarantine:
-      dlq_table: main.ops.dlq
-      source_table: main.bronze.orders
-\tsource_table2: y
-
-  - name: orders_dq
-    type: transform
-    transform_type: data_quality
-    source: v_orders_checked
-    target: v_orders_validated
-    readMode: batch
-    expectations_file: expectations/orders.yaml
-";
-    let dir = project(&[
-        ("pipelines/bronze/orders.yaml", flowgroup.as_bytes()),
-        ("expectations/orders.yaml", EXPECTATIONS.as_bytes()),
-    ]);
-    let (project, found) = lint_dir(dir.path());
-    let found = in_file(&project, &found, "pipelines/bronze/orders.yaml");
-    let described: Vec<(&str, u32)> = found.iter().map(|d| (d.rule.code, line_of(&project, d))).collect();
-    assert_eq!(described, vec![("DQ001", 14), ("DQ105", 21)], "{found:#?}");
 }
