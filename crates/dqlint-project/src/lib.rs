@@ -5,6 +5,7 @@ pub mod blueprints;
 pub mod expectations;
 pub mod files;
 pub mod flowgroup;
+pub mod incremental;
 pub mod substitution;
 pub mod templates;
 pub mod value;
@@ -19,6 +20,7 @@ pub use files::{FileKind, Overlay, SourceFile};
 pub use flowgroup::{Action, Flowgroup, Problem, ProblemKind};
 pub use substitution::{Env, Resolved, TokenRef, TokenSyntax};
 pub use blueprints::Blueprint;
+pub use incremental::NoSlice;
 pub use templates::{Preset, Template};
 pub use value::{Entry, FileId, Origin, Value, ValueKind, Via};
 

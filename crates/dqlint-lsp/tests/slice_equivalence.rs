@@ -1,0 +1,137 @@
+//! The quick re-lint is exact: for every flowgroup, expectations and `.sql`
+//! file of every fixture project, the findings [`relint`] computes for its
+//! focus files equal those of a fresh `Project::load` + `lint` of the same
+//! text, both for the file as it is and after deleting one of its lines
+//! (which breaks YAML, drops keys, changes DLQ names...).
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use dqlint_linter::{Diagnostic, Selection};
+use dqlint_lsp::incremental::relint;
+use dqlint_project::{FileKind, LoadOptions, Overlay, Project};
+
+fn fixture_projects() -> Vec<PathBuf> {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut out = vec![repo.join("fixtures/showcase")];
+    let rules = repo.join("fixtures/rules");
+    for entry in std::fs::read_dir(&rules).expect("fixtures/rules") {
+        let dir = entry.unwrap().path();
+        for twin in ["bad", "good"] {
+            if dir.join(twin).join("lhp.yaml").is_file() {
+                out.push(dir.join(twin));
+            }
+        }
+    }
+    let acmi = repo.join("../../shared/corpus/lhp-examples/acmi");
+    if acmi.join("lhp.yaml").is_file() {
+        out.push(acmi);
+    }
+    out.sort();
+    out
+}
+
+/// A finding as text, with files named by path: the slice and a fresh load
+/// may number files differently.
+fn describe(project: &Project, d: &Diagnostic) -> String {
+    let rel = |id| project.file(id).rel.clone();
+    let related: Vec<String> = d
+        .related
+        .iter()
+        .map(|r| format!("{}@{:?}: {}", rel(r.location.file), r.location.span, r.message))
+        .collect();
+    format!(
+        "{} {:?} {}@{:?}: {} envs={:?} related={:?} fix={:?}",
+        d.rule.code,
+        d.severity,
+        rel(d.primary.file),
+        d.primary.span,
+        d.message,
+        d.envs,
+        related,
+        d.fix.as_ref().map(|f| (&f.description, f.edits.len())),
+    )
+}
+
+fn findings_in(project: &Project, findings: &[Diagnostic], file: &str) -> Vec<String> {
+    findings
+        .iter()
+        .filter(|d| project.file(d.primary.file).rel == file)
+        .map(|d| describe(project, d))
+        .collect()
+}
+
+/// `text` without its `n`-th line (counted modulo the line count).
+fn without_line(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let skip = n % lines.len();
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != skip)
+        .map(|(_, l)| *l)
+        .collect()
+}
+
+fn check_edit(root: &Path, base: &Project, rel: &str, new_text: Arc<str>, failures: &mut Vec<String>) {
+    let selection = Selection::default();
+    let file = base.files.iter().find(|f| f.rel == rel).unwrap();
+    let edits = HashMap::from([(file.id, new_text.clone())]);
+    let quick = match relint(base, file.id, &edits, &selection) {
+        Ok(quick) => quick,
+        Err(e) => {
+            failures.push(format!("{}: {rel}: no slice: {e:?}", root.display()));
+            return;
+        }
+    };
+    let overlay: Overlay = HashMap::from([(file.path.clone(), new_text)]);
+    let fresh = Project::load(root, &LoadOptions { envs: Vec::new(), overlay }).unwrap();
+    let fresh_findings = dqlint_linter::lint(&fresh, &selection);
+    let focus: BTreeSet<String> = quick.focus.iter().map(|id| quick.project.file(*id).rel.clone()).collect();
+    for focus_rel in &focus {
+        let expected = findings_in(&fresh, &fresh_findings, focus_rel);
+        let got = findings_in(&quick.project, &quick.findings, focus_rel);
+        if expected != got {
+            failures.push(format!(
+                "{}: editing {rel}, findings of {focus_rel} differ\n  fresh: {expected:#?}\n  slice: {got:#?}",
+                root.display()
+            ));
+        }
+    }
+}
+
+#[test]
+fn slice_findings_equal_a_fresh_lint() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for root in fixture_projects() {
+        let base = Project::load(&root, &LoadOptions::default()).unwrap();
+        let editable: Vec<(String, Arc<str>)> = base
+            .files
+            .iter()
+            .filter(|f| matches!(f.kind, FileKind::Flowgroup | FileKind::Expectations | FileKind::Sql))
+            .map(|f| (f.rel.clone(), f.text.clone()))
+            .collect();
+        for (i, (rel, text)) in editable.iter().enumerate() {
+            check_edit(&root, &base, rel, text.clone(), &mut failures);
+            check_edit(&root, &base, rel, Arc::from(without_line(text, i * 7 + 3)), &mut failures);
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} files checked: fixtures missing?");
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn library_edits_need_a_full_load() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/showcase");
+    let base = Project::load(&root, &LoadOptions::default()).unwrap();
+    let substitutions = base.files.iter().find(|f| f.kind == FileKind::Substitutions).expect("the showcase has substitutions");
+    let edits = HashMap::from([(substitutions.id, Arc::from("dev: {}\n"))]);
+    let outcome = relint(&base, substitutions.id, &edits, &Selection::default());
+    assert!(matches!(outcome, Err(dqlint_project::NoSlice::LibraryChanged(_))));
+}
