@@ -63,12 +63,24 @@ pub fn relint(
 
     let mut focus: BTreeSet<FileId> = BTreeSet::from([edited]);
     let quarantine_files = |p: &Project| -> Vec<FileId> {
-        p.flowgroups.iter().filter(|fg| has_quarantine(fg)).map(|fg| fg.file).collect()
+        p.flowgroups
+            .iter()
+            .filter(|fg| has_quarantine(fg))
+            .map(|fg| fg.file)
+            .collect()
     };
-    let sql_files = project.files.iter().filter(|f| f.kind == FileKind::Sql).map(|f| f.id);
+    let sql_files = project
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::Sql)
+        .map(|f| f.id);
     match kind {
         FileKind::Flowgroup => {
-            let involved = |p: &Project| p.flowgroups.iter().any(|fg| fg.file == edited && has_quarantine(fg));
+            let involved = |p: &Project| {
+                p.flowgroups
+                    .iter()
+                    .any(|fg| fg.file == edited && has_quarantine(fg))
+            };
             if involved(base) || involved(&project) {
                 focus.extend(quarantine_files(&project));
                 focus.extend(sql_files);
@@ -76,7 +88,13 @@ pub fn relint(
         }
         FileKind::Expectations => {
             if let Some(rel) = &rel {
-                focus.extend(project.flowgroups.iter().filter(|fg| uses(&project, fg, rel)).map(|fg| fg.file));
+                focus.extend(
+                    project
+                        .flowgroups
+                        .iter()
+                        .filter(|fg| uses(&project, fg, rel))
+                        .map(|fg| fg.file),
+                );
             }
         }
         FileKind::Sql => {
@@ -90,7 +108,11 @@ pub fn relint(
         .into_iter()
         .filter(|f| focus.contains(&f.primary.file))
         .collect();
-    Ok(Relint { project, focus, findings })
+    Ok(Relint {
+        project,
+        focus,
+        findings,
+    })
 }
 
 fn has_quarantine(fg: &Flowgroup) -> bool {
@@ -99,7 +121,11 @@ fn has_quarantine(fg: &Flowgroup) -> bool {
 
 /// The project-relative path under which an expectations file is known.
 fn expectations_rel(project: &Project, file: FileId) -> Option<String> {
-    project.expectations.iter().find(|(_, set)| set.file == file).map(|(rel, _)| rel.clone())
+    project
+        .expectations
+        .iter()
+        .find(|(_, set)| set.file == file)
+        .map(|(rel, _)| rel.clone())
 }
 
 /// Whether a data_quality action of `fg` reads the expectations file `rel`

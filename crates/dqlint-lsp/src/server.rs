@@ -103,10 +103,26 @@ impl Backend {
         })
     }
 
+    /// Schedules the full lint of the project holding `path` (debounced).
     fn changed(&self, path: &std::path::Path) {
         if let Some(project) = self.workspace.project_of(path) {
             self.workspace.schedule(project);
         }
+    }
+
+    /// Re-lints at once what the edit of `path` affects (see
+    /// [`crate::incremental`]); with `full`, also schedules the full lint
+    /// that publishes everything else it changed.
+    fn edited(&self, path: &std::path::Path, full: bool) {
+        let Some(project) = self.workspace.project_of(path) else {
+            return;
+        };
+        if full {
+            self.workspace.schedule(project.clone());
+        }
+        let workspace = self.workspace.clone();
+        let path = path.to_path_buf();
+        tokio::spawn(async move { workspace.relint(&project, &path).await });
     }
 }
 
@@ -219,15 +235,28 @@ impl LanguageServer for Backend {
         let Some(path) = uri_to_path(&doc.uri) else {
             return;
         };
+        let text: Arc<str> = Arc::from(doc.text);
         lock(&self.workspace.documents).open(
             path.clone(),
             Document {
                 uri: doc.uri,
                 version: doc.version,
-                text: Arc::from(doc.text),
+                text: text.clone(),
             },
         );
-        self.changed(&path);
+        // Opening a file as the last lint read it changes no finding: its
+        // own are published at once, nothing is re-loaded.
+        let known = self
+            .workspace
+            .project_of(&path)
+            .and_then(|project| project.snapshot())
+            .is_some_and(|snapshot| {
+                snapshot
+                    .project
+                    .file_by_path(&path)
+                    .is_some_and(|file| file.text == text)
+            });
+        self.edited(&path, !known);
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
@@ -242,7 +271,7 @@ impl LanguageServer for Backend {
             )
         }));
         match applied {
-            Ok(true) => self.changed(&path),
+            Ok(true) => self.edited(&path, true),
             Ok(false) => {}
             Err(panic) => {
                 let reason = panic_message(panic.as_ref());

@@ -1,6 +1,9 @@
 //! The LHP projects the server serves: one [`ProjectState`] per folder
-//! holding `lhp.yaml`, linted as a whole (with the open buffers as overlay)
-//! after each change, debounced; findings published per file.
+//! holding `lhp.yaml`. After each edit, the files it affects are re-linted
+//! at once on a slice of the last full load ([`crate::incremental`]); the
+//! whole project is re-loaded (with the open buffers as overlay) once
+//! changes pause, debounced. Findings are published per file, only when
+//! they change.
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -9,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use dqlint_linter::{Config, Diagnostic as Finding};
-use dqlint_project::{Overlay, Project};
+use dqlint_project::{FileId, Overlay, Project};
 use tower_lsp_server::ls_types::{Diagnostic, MessageType, Uri};
 use tower_lsp_server::Client;
 
@@ -62,6 +65,8 @@ pub struct ProjectState {
     linted: AtomicU64,
     /// Serialises lint runs, so results are published in change order.
     run: tokio::sync::Mutex<()>,
+    /// Serialises quick re-lints (see [`Workspace::relint`]).
+    quick: tokio::sync::Mutex<()>,
     snapshot: Mutex<Option<Arc<Snapshot>>>,
     published: Mutex<HashMap<Uri, Published>>,
     /// The last `dqlint.toml` error shown, so it is shown once.
@@ -75,6 +80,7 @@ impl ProjectState {
             generation: AtomicU64::new(1),
             linted: AtomicU64::new(0),
             run: tokio::sync::Mutex::new(()),
+            quick: tokio::sync::Mutex::new(()),
             snapshot: Mutex::new(None),
             published: Mutex::new(HashMap::new()),
             config_problem: Mutex::new(None),
@@ -331,11 +337,27 @@ impl Workspace {
                 diagnostics: Vec::new(),
             });
         }
+        // Buffers edited since this lint read them keep what the quick
+        // re-lint published for their newer text; the next lint covers them.
+        let moved_on: Vec<Uri> = {
+            let documents = lock(&self.documents);
+            documents
+                .versions_under(&project.root)
+                .into_iter()
+                .filter(|(path, (_, version))| {
+                    snapshot.versions.get(path).map(|(_, v)| v) != Some(version)
+                })
+                .map(|(_, (uri, _))| uri)
+                .collect()
+        };
         let mut changes: Vec<(Uri, Published)> = Vec::new();
         {
             let mut published = lock(&project.published);
             for (uri, old) in published.iter() {
-                if !by_uri.contains_key(uri) && !old.diagnostics.is_empty() {
+                if !by_uri.contains_key(uri)
+                    && !old.diagnostics.is_empty()
+                    && !moved_on.contains(uri)
+                {
                     changes.push((
                         uri.clone(),
                         Published {
@@ -346,17 +368,135 @@ impl Workspace {
                 }
             }
             for (uri, new) in &by_uri {
-                if published.get(uri) != Some(new) {
+                if published.get(uri) != Some(new) && !moved_on.contains(uri) {
                     changes.push((uri.clone(), new.clone()));
+                }
+            }
+            for uri in &moved_on {
+                by_uri.remove(uri);
+                if let Some(kept) = published.remove(uri) {
+                    by_uri.insert(uri.clone(), kept);
                 }
             }
             *published = by_uri;
         }
+        self.send(changes).await;
+    }
+
+    async fn send(&self, changes: Vec<(Uri, Published)>) {
         for (uri, p) in changes {
             self.client
                 .publish_diagnostics(uri, p.diagnostics, p.version)
                 .await;
         }
+    }
+
+    /// Re-lints what an edit of `path` affects, on a slice of the last full
+    /// load, and publishes the findings of those files at once. Does nothing
+    /// before the first load, for a file that load did not see (a new file)
+    /// or for an edit of a file the flowgroups are built from (templates,
+    /// substitutions...): the debounced full lint covers those.
+    pub async fn relint(&self, project: &Arc<ProjectState>, path: &Path) {
+        let _running = project.quick.lock().await;
+        let Some(base) = project.snapshot() else {
+            return;
+        };
+        let Some(edited) = base.project.file_by_path(path).map(|f| f.id) else {
+            return;
+        };
+        let (edits, versions) = {
+            let documents = lock(&self.documents);
+            let edits: HashMap<FileId, Arc<str>> = documents
+                .overlay_under(&project.root)
+                .into_iter()
+                .filter_map(|(path, text)| {
+                    let file = base.project.file_by_path(&path)?;
+                    (file.text != text).then_some((file.id, text))
+                })
+                .collect();
+            (edits, documents.versions_under(&project.root))
+        };
+        let settings = lock(&self.settings).clone();
+        let selection = settings.selection();
+        let task_base = base.clone();
+        let outcome = tokio::task::spawn_blocking(move || {
+            catch_unwind(AssertUnwindSafe(|| {
+                crate::incremental::relint(&task_base.project, edited, &edits, &selection)
+            }))
+        })
+        .await;
+        let relinted = match outcome {
+            Ok(Ok(Ok(relinted))) => relinted,
+            // No slice for this edit: the full lint publishes.
+            Ok(Ok(Err(_))) => return,
+            Ok(Err(panic)) => {
+                let reason = panic_message(panic.as_ref());
+                self.client
+                    .log_message(
+                        MessageType::ERROR,
+                        format!(
+                            "dqlint: internal error while re-linting {}: {reason}",
+                            path.display()
+                        ),
+                    )
+                    .await;
+                return;
+            }
+            Err(_) => return,
+        };
+        // A newer edit has its own run queued: publish nothing stale.
+        if lock(&self.documents).versions_under(&project.root) != versions {
+            return;
+        }
+        let uris = UriMap::new(
+            versions
+                .iter()
+                .map(|(p, (uri, _))| (p.clone(), uri.clone())),
+        );
+        let mut by_uri: HashMap<Uri, Published> = HashMap::new();
+        let mut uri_of: HashMap<FileId, Uri> = HashMap::new();
+        for id in &relinted.focus {
+            let path = &relinted.project.file(*id).path;
+            let Some(uri) = uris.uri(path) else { continue };
+            let version = versions.get(path).map(|(_, v)| *v);
+            uri_of.insert(*id, uri.clone());
+            by_uri.insert(
+                uri,
+                Published {
+                    version,
+                    diagnostics: Vec::new(),
+                },
+            );
+        }
+        for finding in &relinted.findings {
+            let Some(uri) = uri_of.get(&finding.primary.file) else {
+                continue;
+            };
+            let diagnostic = convert::diagnostic(&relinted.project, &uris, &settings, finding);
+            if let Some(p) = by_uri.get_mut(uri) {
+                p.diagnostics.push(diagnostic);
+            }
+        }
+        let mut changes: Vec<(Uri, Published)> = Vec::new();
+        {
+            let mut published = lock(&project.published);
+            for (uri, new) in by_uri {
+                let unchanged = match published.get(&uri) {
+                    Some(old) => *old == new,
+                    None => new.version.is_none() && new.diagnostics.is_empty(),
+                };
+                if unchanged {
+                    continue;
+                }
+                if new.version.is_none() && new.diagnostics.is_empty() {
+                    published.remove(&uri);
+                } else {
+                    published.insert(uri.clone(), new.clone());
+                }
+                changes.push((uri, new));
+            }
+        }
+        self.send(changes).await;
     }
 
     async fn clear(&self, project: &ProjectState) {

@@ -39,7 +39,14 @@ fn describe(project: &Project, d: &Diagnostic) -> String {
     let related: Vec<String> = d
         .related
         .iter()
-        .map(|r| format!("{}@{:?}: {}", rel(r.location.file), r.location.span, r.message))
+        .map(|r| {
+            format!(
+                "{}@{:?}: {}",
+                rel(r.location.file),
+                r.location.span,
+                r.message
+            )
+        })
         .collect();
     format!(
         "{} {:?} {}@{:?}: {} envs={:?} related={:?} fix={:?}",
@@ -77,7 +84,13 @@ fn without_line(text: &str, n: usize) -> String {
         .collect()
 }
 
-fn check_edit(root: &Path, base: &Project, rel: &str, new_text: Arc<str>, failures: &mut Vec<String>) {
+fn check_edit(
+    root: &Path,
+    base: &Project,
+    rel: &str,
+    new_text: Arc<str>,
+    failures: &mut Vec<String>,
+) {
     let selection = Selection::default();
     let file = base.files.iter().find(|f| f.rel == rel).unwrap();
     let edits = HashMap::from([(file.id, new_text.clone())]);
@@ -89,9 +102,20 @@ fn check_edit(root: &Path, base: &Project, rel: &str, new_text: Arc<str>, failur
         }
     };
     let overlay: Overlay = HashMap::from([(file.path.clone(), new_text)]);
-    let fresh = Project::load(root, &LoadOptions { envs: Vec::new(), overlay }).unwrap();
+    let fresh = Project::load(
+        root,
+        &LoadOptions {
+            envs: Vec::new(),
+            overlay,
+        },
+    )
+    .unwrap();
     let fresh_findings = dqlint_linter::lint(&fresh, &selection);
-    let focus: BTreeSet<String> = quick.focus.iter().map(|id| quick.project.file(*id).rel.clone()).collect();
+    let focus: BTreeSet<String> = quick
+        .focus
+        .iter()
+        .map(|id| quick.project.file(*id).rel.clone())
+        .collect();
     for focus_rel in &focus {
         let expected = findings_in(&fresh, &fresh_findings, focus_rel);
         let got = findings_in(&quick.project, &quick.findings, focus_rel);
@@ -113,25 +137,51 @@ fn slice_findings_equal_a_fresh_lint() {
         let editable: Vec<(String, Arc<str>)> = base
             .files
             .iter()
-            .filter(|f| matches!(f.kind, FileKind::Flowgroup | FileKind::Expectations | FileKind::Sql))
+            .filter(|f| {
+                matches!(
+                    f.kind,
+                    FileKind::Flowgroup | FileKind::Expectations | FileKind::Sql
+                )
+            })
             .map(|f| (f.rel.clone(), f.text.clone()))
             .collect();
         for (i, (rel, text)) in editable.iter().enumerate() {
             check_edit(&root, &base, rel, text.clone(), &mut failures);
-            check_edit(&root, &base, rel, Arc::from(without_line(text, i * 7 + 3)), &mut failures);
+            check_edit(
+                &root,
+                &base,
+                rel,
+                Arc::from(without_line(text, i * 7 + 3)),
+                &mut failures,
+            );
             checked += 1;
         }
     }
-    assert!(checked > 100, "only {checked} files checked: fixtures missing?");
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        checked > 100,
+        "only {checked} files checked: fixtures missing?"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn library_edits_need_a_full_load() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/showcase");
     let base = Project::load(&root, &LoadOptions::default()).unwrap();
-    let substitutions = base.files.iter().find(|f| f.kind == FileKind::Substitutions).expect("the showcase has substitutions");
+    let substitutions = base
+        .files
+        .iter()
+        .find(|f| f.kind == FileKind::Substitutions)
+        .expect("the showcase has substitutions");
     let edits = HashMap::from([(substitutions.id, Arc::from("dev: {}\n"))]);
     let outcome = relint(&base, substitutions.id, &edits, &Selection::default());
-    assert!(matches!(outcome, Err(dqlint_project::NoSlice::LibraryChanged(_))));
+    assert!(matches!(
+        outcome,
+        Err(dqlint_project::NoSlice::LibraryChanged(_))
+    ));
 }

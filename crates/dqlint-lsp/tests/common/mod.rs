@@ -187,6 +187,22 @@ impl TestClient {
         }
     }
 
+    /// Every message received (and kept) until none arrives for `quiet`.
+    pub async fn drain_until_quiet(&mut self, quiet: Duration) -> Vec<Value> {
+        let mut out: Vec<Value> = self.backlog.drain(..).collect();
+        let deadline = tokio::time::Instant::now() + TIMEOUT;
+        loop {
+            match tokio::time::timeout(quiet, self.next()).await {
+                Ok(Some(message)) => out.push(message),
+                Ok(None) | Err(_) => return out,
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the server never went quiet"
+            );
+        }
+    }
+
     /// `shutdown` then `exit`; returns what `serve` returned.
     pub async fn shutdown_and_exit(mut self) -> bool {
         assert_eq!(self.request("shutdown", Value::Null).await, Value::Null);
@@ -219,6 +235,11 @@ impl TestClient {
 
     pub fn open(&self, path: &Path, version: i32) {
         let text = std::fs::read_to_string(path).unwrap();
+        self.open_text(path, version, &text);
+    }
+
+    /// Opens `path` with a buffer text that may differ from the disk.
+    pub fn open_text(&self, path: &Path, version: i32, text: &str) {
         self.notify(
             "textDocument/didOpen",
             json!({ "textDocument": { "uri": uri(path), "languageId": "yaml", "version": version, "text": text } }),
@@ -289,6 +310,37 @@ pub fn range(start: (u32, u32), end: (u32, u32)) -> Value {
         "start": { "line": start.0, "character": start.1 },
         "end": { "line": end.0, "character": end.1 }
     })
+}
+
+/// A copy of the repository fixture project `fixtures/<rel>` in a
+/// temporary folder.
+pub fn fixture_copy(rel: &str) -> TestProject {
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(rel);
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut pending = vec![source.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let rel = path
+                    .strip_prefix(&source)
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_string();
+                files.push((rel, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(r, t)| (r.as_str(), t.as_str()))
+        .collect();
+    TestProject::new(&borrowed)
 }
 
 /// A small LHP project in a temporary folder (canonical path).
