@@ -1,4 +1,5 @@
--- Headless check of the Neovim client against the real server:
+-- Headless check of the Neovim client against the real server (Neovim
+-- 0.9+, for `-l` and vim.fs; CI runs e2e.sh, which also covers 0.7):
 --   DQLINT=path/to/dqlint nvim --headless --clean -l editors/nvim/test/smoke.lua [legacy]
 -- Creates an LHP project, opens a flowgroup, waits for dqlint's diagnostics.
 

@@ -1,6 +1,9 @@
 -- dqlint language server for Neovim: `require("dqlint").setup(opts)`.
--- Neovim 0.11+: registers the server with vim.lsp.config/vim.lsp.enable.
--- Neovim 0.8-0.10: starts it with vim.lsp.start from a FileType autocommand.
+-- Uses the API the running Neovim has:
+--   0.11+     registers the server with vim.lsp.config/vim.lsp.enable;
+--   0.8-0.10  starts it with vim.lsp.start from a FileType autocommand;
+--   0.7       starts one client per project with vim.lsp.start_client and
+--             attaches buffers with vim.lsp.buf_attach_client.
 -- Either way the server runs only for buffers inside a folder holding lhp.yaml.
 
 local M = {}
@@ -13,17 +16,56 @@ M.defaults = {
   envs = {},
   select = {},
   ignore = {},
-  -- Force the vim.lsp.start path even on 0.11+ (tests, odd setups).
+  -- Force the FileType-autocommand path even on 0.11+ (tests, odd setups).
   legacy = false,
 }
 
+local uv = vim.uv or vim.loop
+
+--- The folder holding lhp.yaml above the buffer's file (vim.fs is 0.8+).
 local function root_of(bufnr)
   local name = vim.api.nvim_buf_get_name(bufnr)
   if name == "" then
     return nil
   end
-  local found = vim.fs.find("lhp.yaml", { upward = true, path = vim.fs.dirname(name), type = "file" })[1]
-  return found and vim.fs.dirname(found) or nil
+  local dir = vim.fn.fnamemodify(name, ":p:h")
+  while true do
+    local stat = uv.fs_stat(dir .. "/lhp.yaml")
+    if stat and stat.type == "file" then
+      return dir
+    end
+    local parent = vim.fn.fnamemodify(dir, ":h")
+    if parent == dir then
+      return nil
+    end
+    dir = parent
+  end
+end
+
+-- Neovim 0.7 has no vim.lsp.start: one client per project root, started
+-- on the first buffer and attached to the next ones.
+local clients_by_root = {}
+
+local function start_0_7(config, root, bufnr)
+  local id = clients_by_root[root]
+  if id == nil or vim.lsp.get_client_by_id(id) == nil then
+    id = vim.lsp.start_client({
+      name = config.name,
+      cmd = config.cmd,
+      root_dir = root,
+      init_options = config.init_options,
+      settings = config.settings,
+      on_exit = function()
+        clients_by_root[root] = nil
+      end,
+    })
+    if id == nil then
+      vim.notify("dqlint: cannot start `" .. config.cmd[1] .. "`", vim.log.levels.ERROR)
+      return
+    end
+    clients_by_root[root] = id
+  end
+  vim.lsp.buf_attach_client(bufnr, id)
 end
 
 local function server_settings(opts)
@@ -68,6 +110,10 @@ function M.setup(opts)
     callback = function(args)
       local root = root_of(args.buf)
       if not root then
+        return
+      end
+      if vim.lsp.start == nil then
+        start_0_7(config, root, args.buf)
         return
       end
       -- vim.lsp.start reuses a running client with the same name and root.
