@@ -9,17 +9,14 @@ import {
 } from "vscode-languageclient/node";
 
 import { resolveServerPath } from "./serverPath";
+import { serverSettings, ServerSettings } from "./settings";
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel | undefined;
 
-function settings(): { envs: string[]; select: string[]; ignore: string[] } {
+function settings(): ServerSettings {
   const config = vscode.workspace.getConfiguration("dqlint");
-  return {
-    envs: config.get<string[]>("envs", []),
-    select: config.get<string[]>("select", []),
-    ignore: config.get<string[]>("ignore", []),
-  };
+  return serverSettings((key) => config.get<unknown>(key));
 }
 
 function createClient(context: vscode.ExtensionContext): LanguageClient | undefined {
