@@ -19,8 +19,25 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use common::{uri, TestClient};
+use dqlint_linter::Selection;
+use dqlint_lsp::incremental::relint;
+use dqlint_project::{LoadOptions, Project};
 use serde_json::json;
+
+/// Byte range of the `$` at `(line, column)` (ASCII line).
+fn locate(text: &str, at: (u32, u32)) -> (usize, usize) {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(at.0 as usize)
+        .map(str::len)
+        .sum::<usize>()
+        + at.1 as usize;
+    (start, start + 1)
+}
 
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -155,6 +172,35 @@ async fn main() {
         "full tree-sitter parse of the edited file: median {:.2} ms",
         percentile(&parses, 0.5).as_secs_f64() * 1e3
     );
+
+    // The server's work per keystroke alone (no JSON-RPC, no scheduling):
+    // the quick re-lint of the edited file on the loaded project.
+    let loaded = Project::load(&root, &LoadOptions::default()).unwrap();
+    let id = loaded.file_by_path(&flowgroup).unwrap().id;
+    let (start, end) = locate(&text, at);
+    let edited: Arc<str> = Arc::from(format!("{}{}", &text[..start], &text[end..]));
+    let mut work: Vec<Duration> = (0..100)
+        .map(|i| {
+            let new_text = if i % 2 == 0 {
+                edited.clone()
+            } else {
+                Arc::from(text.as_str())
+            };
+            let edits = HashMap::from([(id, new_text)]);
+            let started = Instant::now();
+            let relinted = relint(&loaded, id, &edits, &Selection::default()).unwrap();
+            std::hint::black_box(relinted.findings.len());
+            drop(relinted);
+            started.elapsed()
+        })
+        .collect();
+    work.sort();
+    println!(
+        "quick re-lint in-process (slice + lint + drop): median {:.1} ms, p90 {:.1} ms",
+        percentile(&work, 0.5).as_secs_f64() * 1e3,
+        percentile(&work, 0.9).as_secs_f64() * 1e3
+    );
+    drop(loaded);
 
     let mut client = TestClient::start();
     let started = Instant::now();

@@ -24,7 +24,8 @@ pub struct Settings {
     pub config_path: Option<String>,
     /// Template of the rule documentation link; `""` turns links off.
     pub rule_docs_url: Option<String>,
-    /// Quiet time after an edit before the project is linted again.
+    /// Quiet time after an edit before the whole project is re-loaded and
+    /// linted (the edited file's own findings are published at once).
     pub debounce_ms: Option<u64>,
 }
 
