@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use common::{uri, TestClient};
-use dqlint_linter::Selection;
+use dqlint_linter::{Config, Selection};
 use dqlint_lsp::incremental::relint;
 use dqlint_project::{LoadOptions, Project};
 use serde_json::json;
@@ -188,7 +188,14 @@ async fn main() {
             };
             let edits = HashMap::from([(id, new_text)]);
             let started = Instant::now();
-            let relinted = relint(&loaded, id, &edits, &Selection::default()).unwrap();
+            let relinted = relint(
+                &loaded,
+                id,
+                &edits,
+                &Config::default(),
+                &Selection::default(),
+            )
+            .unwrap();
             std::hint::black_box(relinted.findings.len());
             drop(relinted);
             started.elapsed()

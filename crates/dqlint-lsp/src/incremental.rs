@@ -23,7 +23,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use dqlint_linter::{Diagnostic as Finding, Selection};
+use dqlint_linter::{Config, Diagnostic as Finding, Selection};
 use dqlint_project::{envs_or_none, normalize_rel, FileId, FileKind, Flowgroup, NoSlice, Project};
 
 /// The findings of the focus files, computed on a slice.
@@ -43,6 +43,7 @@ pub fn relint(
     base: &Project,
     edited: FileId,
     edits: &HashMap<FileId, Arc<str>>,
+    config: &Config,
     selection: &Selection,
 ) -> Result<Relint, NoSlice> {
     let kind = base
@@ -104,7 +105,7 @@ pub fn relint(
         _ => {}
     }
 
-    let findings = dqlint_linter::lint(&project, selection)
+    let findings = dqlint_linter::lint_configured(&project, config, selection)
         .into_iter()
         .filter(|f| focus.contains(&f.primary.file))
         .collect();

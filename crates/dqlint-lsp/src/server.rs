@@ -197,13 +197,19 @@ impl LanguageServer for Backend {
         self.workspace.discover(&folders);
         self.workspace.schedule_all();
         if watch {
-            let watchers = ["**/lhp.yaml", "**/*.{yaml,yml}", "**/*.json", "**/*.sql", "**/dqlint.toml"]
-                .into_iter()
-                .map(|glob| FileSystemWatcher {
-                    glob_pattern: GlobPattern::String(glob.into()),
-                    kind: None,
-                })
-                .collect();
+            let watchers = [
+                "**/lhp.yaml",
+                "**/*.{yaml,yml}",
+                "**/*.json",
+                "**/*.sql",
+                "**/dqlint.toml",
+            ]
+            .into_iter()
+            .map(|glob| FileSystemWatcher {
+                glob_pattern: GlobPattern::String(glob.into()),
+                kind: None,
+            })
+            .collect();
             let options = DidChangeWatchedFilesRegistrationOptions { watchers };
             let registration = Registration {
                 id: "dqlint-watched-files".into(),

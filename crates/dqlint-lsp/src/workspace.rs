@@ -36,6 +36,8 @@ pub struct Snapshot {
     pub project: Project,
     pub findings: Vec<Finding>,
     pub settings: Settings,
+    /// The `dqlint.toml` it was linted with (quick re-lints reuse it).
+    pub config: Config,
     /// Open buffers at lint time: canonical path -> (client URI, version).
     pub versions: HashMap<PathBuf, (Uri, i32)>,
 }
@@ -225,10 +227,12 @@ impl Workspace {
         let mut options = config.load_options(&settings.envs);
         options.overlay = overlay;
         let selection = settings.selection();
+        let task_config = config.clone();
         let outcome = tokio::task::spawn_blocking(move || {
             catch_unwind(AssertUnwindSafe(|| {
                 Project::load(&root, &options).map(|project| {
-                    let findings = dqlint_linter::lint_configured(&project, &config, &selection);
+                    let findings =
+                        dqlint_linter::lint_configured(&project, &task_config, &selection);
                     (project, findings)
                 })
             }))
@@ -241,6 +245,7 @@ impl Workspace {
                     project: loaded,
                     findings,
                     settings,
+                    config,
                     versions,
                 });
                 *lock(&project.snapshot) = Some(snapshot.clone());
@@ -284,7 +289,12 @@ impl Workspace {
     /// The project's `dqlint.toml` (or the `configPath` setting, relative
     /// to the project root), read through the open buffers. A broken file
     /// is shown to the user once and the defaults are used meanwhile.
-    async fn config(&self, project: &ProjectState, settings: &Settings, overlay: &Overlay) -> Config {
+    async fn config(
+        &self,
+        project: &ProjectState,
+        settings: &Settings,
+        overlay: &Overlay,
+    ) -> Config {
         let explicit = settings.config_path.as_ref().map(|p| project.root.join(p));
         let read = Config::discover_with(&project.root, explicit.as_deref(), |path| {
             overlay.get(path).map(|text| text.to_string())
@@ -300,8 +310,11 @@ impl Workspace {
             changed
         };
         if let (true, Some(problem)) = (changed, problem) {
-            let message = format!("dqlint: {problem} (using the default configuration until it is fixed)");
-            self.client.log_message(MessageType::ERROR, message.clone()).await;
+            let message =
+                format!("dqlint: {problem} (using the default configuration until it is fixed)");
+            self.client
+                .log_message(MessageType::ERROR, message.clone())
+                .await;
             self.client.show_message(MessageType::ERROR, message).await;
         }
         config
@@ -421,7 +434,13 @@ impl Workspace {
         let task_base = base.clone();
         let outcome = tokio::task::spawn_blocking(move || {
             catch_unwind(AssertUnwindSafe(|| {
-                crate::incremental::relint(&task_base.project, edited, &edits, &selection)
+                crate::incremental::relint(
+                    &task_base.project,
+                    edited,
+                    &edits,
+                    &task_base.config,
+                    &selection,
+                )
             }))
         })
         .await;

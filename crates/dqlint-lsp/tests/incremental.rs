@@ -201,8 +201,8 @@ fn fresh_lint(root: &Path, texts: &HashMap<PathBuf, String>) -> Published {
     let project = Project::load(
         root,
         &LoadOptions {
-            envs: Vec::new(),
             overlay,
+            ..LoadOptions::default()
         },
     )
     .unwrap();

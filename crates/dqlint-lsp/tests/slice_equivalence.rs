@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use dqlint_linter::{Diagnostic, Selection};
+use dqlint_linter::{Config, Diagnostic, Selection};
 use dqlint_lsp::incremental::relint;
 use dqlint_project::{FileKind, LoadOptions, Overlay, Project};
 
@@ -30,6 +30,32 @@ fn fixture_projects() -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// The showcase with a `dqlint.toml` that selects `.sql` files, changes a
+/// severity and ignores rules in some files: the slice must honour it too.
+fn configured_showcase() -> tempfile::TempDir {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &to.join(entry.file_name()));
+            } else {
+                std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let showcase = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/showcase");
+    copy(&showcase, dir.path());
+    std::fs::write(
+        dir.path().join("dqlint.toml"),
+        "ignore = [\"DQ402\"]\nddl = [\"sql/dlq/**\"]\n\n[severity]\nDQ403 = \"error\"\n\n\
+         [[overrides]]\nfiles = [\"pipelines/bronze/order_items.yaml\", \"expectations/orders_quality.json\"]\nignore = [\"DQ105\", \"DQ2\"]\n",
+    )
+    .unwrap();
+    dir
 }
 
 /// A finding as text, with files named by path: the slice and a fresh load
@@ -86,6 +112,7 @@ fn without_line(text: &str, n: usize) -> String {
 
 fn check_edit(
     root: &Path,
+    config: &Config,
     base: &Project,
     rel: &str,
     new_text: Arc<str>,
@@ -94,7 +121,7 @@ fn check_edit(
     let selection = Selection::default();
     let file = base.files.iter().find(|f| f.rel == rel).unwrap();
     let edits = HashMap::from([(file.id, new_text.clone())]);
-    let quick = match relint(base, file.id, &edits, &selection) {
+    let quick = match relint(base, file.id, &edits, config, &selection) {
         Ok(quick) => quick,
         Err(e) => {
             failures.push(format!("{}: {rel}: no slice: {e:?}", root.display()));
@@ -105,12 +132,12 @@ fn check_edit(
     let fresh = Project::load(
         root,
         &LoadOptions {
-            envs: Vec::new(),
             overlay,
+            ..config.load_options(&[])
         },
     )
     .unwrap();
-    let fresh_findings = dqlint_linter::lint(&fresh, &selection);
+    let fresh_findings = dqlint_linter::lint_configured(&fresh, config, &selection);
     let focus: BTreeSet<String> = quick
         .focus
         .iter()
@@ -132,8 +159,12 @@ fn check_edit(
 fn slice_findings_equal_a_fresh_lint() {
     let mut failures = Vec::new();
     let mut checked = 0;
-    for root in fixture_projects() {
-        let base = Project::load(&root, &LoadOptions::default()).unwrap();
+    let configured = configured_showcase();
+    let mut roots = fixture_projects();
+    roots.push(configured.path().to_path_buf());
+    for root in roots {
+        let config = Config::discover(&root, None).unwrap();
+        let base = Project::load(&root, &config.load_options(&[])).unwrap();
         let editable: Vec<(String, Arc<str>)> = base
             .files
             .iter()
@@ -146,14 +177,9 @@ fn slice_findings_equal_a_fresh_lint() {
             .map(|f| (f.rel.clone(), f.text.clone()))
             .collect();
         for (i, (rel, text)) in editable.iter().enumerate() {
-            check_edit(&root, &base, rel, text.clone(), &mut failures);
-            check_edit(
-                &root,
-                &base,
-                rel,
-                Arc::from(without_line(text, i * 7 + 3)),
-                &mut failures,
-            );
+            check_edit(&root, &config, &base, rel, text.clone(), &mut failures);
+            let broken = Arc::from(without_line(text, i * 7 + 3));
+            check_edit(&root, &config, &base, rel, broken, &mut failures);
             checked += 1;
         }
     }
@@ -179,7 +205,13 @@ fn library_edits_need_a_full_load() {
         .find(|f| f.kind == FileKind::Substitutions)
         .expect("the showcase has substitutions");
     let edits = HashMap::from([(substitutions.id, Arc::from("dev: {}\n"))]);
-    let outcome = relint(&base, substitutions.id, &edits, &Selection::default());
+    let outcome = relint(
+        &base,
+        substitutions.id,
+        &edits,
+        &Config::default(),
+        &Selection::default(),
+    );
     assert!(matches!(
         outcome,
         Err(dqlint_project::NoSlice::LibraryChanged(_))

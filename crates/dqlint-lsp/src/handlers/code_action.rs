@@ -100,7 +100,9 @@ pub fn code_actions(
     }
 
     if wanted(only, super::suppress::SUPPRESS) {
-        actions.extend(super::suppress::actions(snapshot, &uris, file, &in_file, &range, overlaps));
+        actions.extend(super::suppress::actions(
+            snapshot, &uris, file, &in_file, &range, overlaps,
+        ));
     }
 
     if wanted(only, FIX_ALL) {
