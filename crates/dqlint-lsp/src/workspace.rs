@@ -10,6 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use dqlint_linter::{Config, Diagnostic as Finding};
 use dqlint_project::{FileId, Overlay, Project};
@@ -65,6 +66,8 @@ pub struct ProjectState {
     generation: AtomicU64,
     /// The generation of the last lint run that finished (or failed).
     linted: AtomicU64,
+    /// How long the last full lint took, in milliseconds.
+    full_lint_ms: AtomicU64,
     /// Serialises lint runs, so results are published in change order.
     run: tokio::sync::Mutex<()>,
     /// Serialises quick re-lints (see [`Workspace::relint`]).
@@ -81,6 +84,7 @@ impl ProjectState {
             root,
             generation: AtomicU64::new(1),
             linted: AtomicU64::new(0),
+            full_lint_ms: AtomicU64::new(0),
             run: tokio::sync::Mutex::new(()),
             quick: tokio::sync::Mutex::new(()),
             snapshot: Mutex::new(None),
@@ -183,9 +187,15 @@ impl Workspace {
 
     /// Marks the project changed and lints it once no other change follows
     /// within the debounce time.
+    ///
+    /// The quiet time is the debounce setting, or as long as the last full
+    /// lint took if that was longer: on a project of thousands of files a
+    /// re-load costs both cores for seconds and the next edit makes it
+    /// stale, while the quick re-lint already shows the edited file.
     pub fn schedule(self: &Arc<Self>, project: Arc<ProjectState>) {
         let generation = project.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        let delay = lock(&self.settings).debounce();
+        let last = Duration::from_millis(project.full_lint_ms.load(Ordering::SeqCst));
+        let delay = lock(&self.settings).debounce().max(last);
         let workspace = self.clone();
         tokio::spawn(async move {
             if !delay.is_zero() {
@@ -228,6 +238,7 @@ impl Workspace {
         options.overlay = overlay;
         let selection = settings.selection();
         let task_config = config.clone();
+        let started = Instant::now();
         let outcome = tokio::task::spawn_blocking(move || {
             catch_unwind(AssertUnwindSafe(|| {
                 Project::load(&root, &options).map(|project| {
@@ -238,6 +249,9 @@ impl Workspace {
             }))
         })
         .await;
+        project
+            .full_lint_ms
+            .store(started.elapsed().as_millis() as u64, Ordering::SeqCst);
         project.linted.store(generation, Ordering::SeqCst);
         match outcome {
             Ok(Ok(Ok((loaded, findings)))) => {
