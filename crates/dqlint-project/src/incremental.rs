@@ -53,12 +53,13 @@ impl Project {
         let blueprints = self.blueprints();
         let library = flowgroup::Library { templates: &self.templates, presets: &self.presets };
 
+        let empty: Arc<str> = Arc::from("");
         let mut files: Vec<SourceFile> = self
             .files
             .iter()
             .map(|f| match edits.get(&f.id) {
                 Some(text) => reparse(f, text.clone(), &self.root),
-                None if f.kind == FileKind::Flowgroup => stand_in(f),
+                None if f.kind == FileKind::Flowgroup => stand_in(f, &empty),
                 None => copy(f),
             })
             .collect();
@@ -183,15 +184,16 @@ fn copy(file: &SourceFile) -> SourceFile {
     }
 }
 
-/// Path and text without the parse or line index: nothing is linted in it,
-/// and no kept value comes from it (cheap to make: thousands per keystroke).
-fn stand_in(file: &SourceFile) -> SourceFile {
+/// The file's name only: no text, parse or line index, so nothing is linted
+/// or scanned in it (suppression comments included), and no kept value
+/// comes from it. Cheap to make: thousands per keystroke.
+fn stand_in(file: &SourceFile, empty: &Arc<str>) -> SourceFile {
     SourceFile {
         id: file.id,
         path: file.path.clone(),
         rel: file.rel.clone(),
         kind: file.kind,
-        text: file.text.clone(),
+        text: empty.clone(),
         lines: Default::default(),
         yaml: None,
         read_error: None,
