@@ -186,8 +186,11 @@ fn copy(file: &SourceFile) -> SourceFile {
 
 /// The file's name only: no text, parse or line index, so nothing is linted
 /// or scanned in it (suppression comments included), and no kept value
-/// comes from it. Cheap to make: thousands per keystroke.
+/// comes from it. Cheap to make: thousands per keystroke. A file that did
+/// not parse stays visibly broken (as unreadable): whether some file is
+/// broken decides whether other files' unused suppressions are reported.
 fn stand_in(file: &SourceFile, empty: &Arc<str>) -> SourceFile {
+    let broken = file.read_error.is_some() || file.yaml.as_ref().is_some_and(|y| !y.errors.is_empty());
     SourceFile {
         id: file.id,
         path: file.path.clone(),
@@ -196,7 +199,7 @@ fn stand_in(file: &SourceFile, empty: &Arc<str>) -> SourceFile {
         text: empty.clone(),
         lines: Default::default(),
         yaml: None,
-        read_error: None,
+        read_error: broken.then(|| "left out of this re-lint; it did not parse in the last full load".to_string()),
     }
 }
 
