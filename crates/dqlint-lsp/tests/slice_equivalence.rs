@@ -68,7 +68,10 @@ fn configured_showcase() -> tempfile::TempDir {
     .unwrap();
     for (rel, comment) in [
         ("sql/dlq/create_dlq.sql", "-- dqlint: ignore-file[DQ404]\n"),
-        ("expectations/customers_quality.yaml", "# dqlint: ignore-file[DQ205]\n"),
+        (
+            "expectations/customers_quality.yaml",
+            "# dqlint: ignore-file[DQ205]\n",
+        ),
     ] {
         let path = dir.path().join(rel);
         let text = std::fs::read_to_string(&path).unwrap();
