@@ -9,7 +9,7 @@ use serde_json::Value;
 
 /// Where `codeDescription` links point; `{code}` and `{name}` are replaced.
 pub const DEFAULT_RULE_DOCS_URL: &str =
-    "https://github.com/dqlint/dqlint/blob/main/docs/rules/{code}.md";
+    "https://github.com/dqlint/dqlint/blob/main/docs/rules/{code}-{name}.md";
 
 const DEFAULT_DEBOUNCE_MS: u64 = 150;
 
@@ -92,7 +92,14 @@ mod tests {
         assert!(settings
             .rule_docs_url("DQ107", "x")
             .unwrap()
-            .ends_with("/DQ107.md"));
+            .ends_with("/DQ107-x.md"));
+        // The default links name the pages `dqlint rule --generate-docs` writes.
+        let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules");
+        for rule in dqlint_linter::RULES {
+            let url = settings.rule_docs_url(rule.code, rule.name).unwrap();
+            let page = url.rsplit('/').next().unwrap();
+            assert!(docs.join(page).is_file(), "{url} names no page in docs/rules");
+        }
         let off = Settings {
             rule_docs_url: Some(String::new()),
             ..Settings::default()
