@@ -3,10 +3,11 @@
 //! decoded scalar values, duplicate keys, and syntax errors that never stop
 //! the rest of the file from being read.
 
+pub mod block_reader;
 pub mod lines;
 pub mod scalar;
 pub mod tree;
 
 pub use lines::{LineIndex, Position};
 pub use scalar::ScalarStyle;
-pub use tree::{parse, Document, Node, NodeKind, Pair, Scalar, ScalarKind, SyntaxError, YamlFile};
+pub use tree::{parse, parse_tree_sitter_only, Document, Node, NodeKind, Pair, Scalar, ScalarKind, SyntaxError, YamlFile};

@@ -18,7 +18,7 @@ const ALIAS_NODE_BUDGET: usize = 100_000;
 /// How many broken lines of one document are blanked out before giving up.
 const MAX_RECOVERY_ROUNDS: usize = 12;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct YamlFile {
     pub documents: Vec<Document>,
     /// Syntax errors of all documents, in source order.
@@ -27,7 +27,7 @@ pub struct YamlFile {
     pub comments: Vec<Range<usize>>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Document {
     /// Bytes of this document, `---` line included.
     pub span: Range<usize>,
@@ -155,17 +155,46 @@ impl Node {
 
 /// Parses a YAML (or JSON) text. Never fails: broken parts become
 /// [`SyntaxError`]s and holes in the tree.
+///
+/// Documents in the plain block style go through the fast line reader
+/// ([`crate::block_reader`]), the rest through tree-sitter; both give the
+/// same [`Document`].
 pub fn parse(text: &str) -> YamlFile {
-    let mut parser = tree_sitter::Parser::new();
-    parser
-        .set_language(&tree_sitter_yaml::LANGUAGE.into())
-        .expect("tree-sitter-yaml is ABI-compatible with the linked runtime");
+    parse_with(text, crate::block_reader::enabled())
+}
+
+/// [`parse`] with every document going through tree-sitter: the reference
+/// the fast reader is checked against.
+pub fn parse_tree_sitter_only(text: &str) -> YamlFile {
+    parse_with(text, false)
+}
+
+fn parse_with(text: &str, fast: bool) -> YamlFile {
+    let mut parser: Option<tree_sitter::Parser> = None;
     let mut file = YamlFile { documents: Vec::new(), errors: Vec::new(), comments: Vec::new() };
     for span in document_spans(text) {
-        let document = parse_document(&mut parser, text, span, &mut file);
+        if fast {
+            if let Some(read) = crate::block_reader::read_document(text, span.clone()) {
+                file.comments.extend(read.comments);
+                let document = Document { span, root: read.root, broken: false, duplicate_keys: read.duplicate_keys };
+                file.documents.push(document);
+                continue;
+            }
+        }
+        let parser = parser.get_or_insert_with(|| {
+            let mut parser = tree_sitter::Parser::new();
+            parser
+                .set_language(&tree_sitter_yaml::LANGUAGE.into())
+                .expect("tree-sitter-yaml is ABI-compatible with the linked runtime");
+            parser
+        });
+        let document = parse_document(parser, text, span, &mut file);
         file.documents.push(document);
     }
     file.errors.sort_by_key(|e| e.span.start);
+    // The tree walk meets comments in tree order, not always source order.
+    file.comments.sort_by_key(|c| (c.start, c.end));
+    file.comments.dedup();
     file
 }
 

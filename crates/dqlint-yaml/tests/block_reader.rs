@@ -1,0 +1,123 @@
+//! The fast block reader must give exactly what tree-sitter gives, or give
+//! up. Checked on every YAML/JSON file of the real LHP projects in the
+//! corpus and of the repository's fixtures, and on hand-picked edge cases.
+
+use std::path::{Path, PathBuf};
+
+use dqlint_yaml::block_reader::read_document;
+use dqlint_yaml::tree::document_spans;
+use dqlint_yaml::{parse, parse_tree_sitter_only};
+
+fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            yaml_files(&path, out);
+        } else if path.extension().is_some_and(|x| x == "yaml" || x == "yml" || x == "json") {
+            out.push(path);
+        }
+    }
+}
+
+/// Compares both paths on `text`; returns (documents, documents read fast).
+fn compare(name: &str, text: &str) -> (usize, usize) {
+    let fast = parse(text);
+    let reference = parse_tree_sitter_only(text);
+    assert_eq!(fast.documents.len(), reference.documents.len(), "{name}");
+    for (a, b) in fast.documents.iter().zip(&reference.documents) {
+        assert_eq!(a.span, b.span, "{name}");
+        assert_eq!(a.root, b.root, "{name}: document at {:?}", a.span);
+        assert_eq!(a.duplicate_keys, b.duplicate_keys, "{name}: document at {:?}", a.span);
+        assert_eq!(a.broken, b.broken, "{name}: document at {:?}", a.span);
+    }
+    assert_eq!(fast.errors, reference.errors, "{name}");
+    assert_eq!(fast.comments, reference.comments, "{name}");
+    let spans = document_spans(text);
+    let read = spans.iter().filter(|s| read_document(text, (*s).clone()).is_some()).count();
+    (spans.len(), read)
+}
+
+fn compare_tree(dir: &Path) -> (usize, usize, usize) {
+    let mut files = Vec::new();
+    yaml_files(dir, &mut files);
+    let (mut docs, mut read) = (0, 0);
+    for path in &files {
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let (d, r) = compare(&path.display().to_string(), &text);
+        docs += d;
+        read += r;
+    }
+    (files.len(), docs, read)
+}
+
+#[test]
+fn corpus_projects_read_the_same_both_ways() {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/lhp-examples");
+    if !corpus.is_dir() {
+        eprintln!("note: corpus not found at {}; test skipped", corpus.display());
+        return;
+    }
+    let (files, docs, read) = compare_tree(&corpus);
+    eprintln!("corpus: {files} files, {docs} documents, {read} read by the fast reader");
+    assert!(files > 2800);
+    // The point of the reader: nearly every real document takes the fast path.
+    assert!(read * 100 >= docs * 95, "only {read} of {docs} documents were read fast");
+}
+
+#[test]
+fn fixtures_read_the_same_both_ways() {
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let (files, _, read) = compare_tree(&fixtures);
+    assert!(files > 50 && read > 0);
+}
+
+/// Each case is compared; `fast` says whether the reader must take it
+/// (so a reader that gives up on everything fails here).
+#[test]
+fn edge_cases() {
+    let cases: &[(&str, bool)] = &[
+        ("a: 1\nb: two\n", true),
+        ("a:\n  b: 1\n  c:\n    - x\n    - y\n", true),
+        ("actions:\n- name: x\n  type: load\n- name: y\nnext: 1\n", true),
+        ("# head\n\na: 1 # trailing   \n# middle\nb: 'q''s' # c\n\n# tail\n", true),
+        ("k: \"esc \\\" \\n \\u00e9\"\n", true),
+        ("k: [a, 'b', \"c d\", 12]\ne: []\n", true),
+        ("sql: |\n  SELECT *\n\n    FROM x\n\n\nnext: 1\n", true),
+        ("sql: >-\n  folded\n  text\n# after\n", true),
+        ("- |\n  one\n- two\n", true),
+        ("list:\n  - a: 1\n    b:\n      c: 2\n  - - nested\n", false),
+        ("empty:\nother: ~\nnum: -5\nf: 1.5e3\nb: yes\n", true),
+        ("dup: 1\ndup: 2\n", true),
+        ("---\na: 1\n---\nb: 2\n", true),
+        ("--- # c\na: 1\n", true),
+        ("url: http://x/y#frag\nwin: C:\\path\n", true),
+        ("a: &x 1\nb: *x\n", false),
+        ("a: {b: 1}\n", false),
+        ("a: 1\n b: 2\n", false),
+        ("a: multi\n  line plain\n", false),
+        ("a: \"multi\n  line\"\n", false),
+        ("a:\n\tb: 1\n", false),
+        ("a: 1\r\nb: 2\r\n", false),
+        ("quarantine\n  dlq_table: x\n", false),
+        ("a: |+\n  keep\n\n", false),
+        ("a: |2\n    x\n", false),
+        ("? complex\n: value\n", false),
+        ("\"quoted key\": 1\n", false),
+        ("a: !tag x\n", false),
+        ("just a scalar\n", false),
+        ("{\"json\": [1, 2]}\n", false),
+        ("a: 'x' trailing\n", false),
+        ("- \n- x\n", false),
+        ("a: b: c\n", false),
+        ("", true),
+        ("# only a comment\n", true),
+    ];
+    for (text, fast) in cases {
+        compare(&format!("{text:?}"), text);
+        let spans = document_spans(text);
+        let all_read = spans.iter().all(|s| read_document(text, s.clone()).is_some());
+        assert_eq!(all_read, *fast, "fast path taken for {text:?}");
+    }
+}
