@@ -39,6 +39,9 @@ pub struct SourceFile {
     pub kind: FileKind,
     pub text: Arc<str>,
     pub lines: LineIndex,
+    /// The parse. For flowgroup files the document trees (`root`) are
+    /// released once `Project::flowgroups` is built from them (memory);
+    /// spans, errors, comments and duplicate keys stay.
     pub yaml: Option<YamlFile>,
     /// Why the file could not be read (missing, binary, not UTF-8...).
     pub read_error: Option<String>,

@@ -8,6 +8,7 @@ pub mod flowgroup;
 pub mod incremental;
 pub mod substitution;
 pub mod templates;
+pub mod timings;
 pub mod value;
 
 use std::collections::{BTreeMap, HashMap};
@@ -131,6 +132,7 @@ impl Project {
         }
         let mut loader = Loader { root: root.clone(), overlay: &options.overlay, files: Vec::new(), walk_errors: Vec::new() };
 
+        timings::phase_done("load: start");
         let project_file = loader.add(root.join("lhp.yaml"), FileKind::ProjectConfig);
         loader.parse_pending();
         let include = include_patterns(&loader.files[project_file.0 as usize]);
@@ -164,7 +166,9 @@ impl Project {
         let pipeline_config_id = pipeline_config_path
             .is_file()
             .then(|| loader.add(pipeline_config_path, FileKind::PipelineConfig));
+        timings::phase_done("load: walk");
         loader.parse_pending();
+        timings::phase_done("load: read + parse");
 
         let mut problems = Vec::new();
         let templates: HashMap<String, Template> = template_ids
@@ -189,11 +193,16 @@ impl Project {
         let (envs, missing_envs) = load_envs(&loader.files, &substitution_ids, &options.envs);
 
         let library = flowgroup::Library { templates: &templates, presets: &presets };
-        let files_ref = &loader.files;
-        let flowgroups: Vec<Flowgroup> = flowgroup_ids
-            .par_iter()
-            .flat_map_iter(|id| {
-                let file = &files_ref[id.0 as usize];
+        // Flowgroup files were registered right after lhp.yaml, in one run.
+        let flowgroup_files = match (flowgroup_ids.first(), flowgroup_ids.last()) {
+            (Some(first), Some(last)) => first.0 as usize..last.0 as usize + 1,
+            _ => 0..0,
+        };
+        debug_assert_eq!(flowgroup_files.len(), flowgroup_ids.len());
+        let flowgroups: Vec<Flowgroup> = loader.files[flowgroup_files]
+            .par_iter_mut()
+            .flat_map_iter(|file| {
+                let id = &file.id;
                 let mut doc_problems = Vec::new();
                 let docs: Vec<Value> = file
                     .yaml
@@ -253,10 +262,12 @@ impl Project {
                         template: None,
                     });
                 }
+                release_trees(file);
                 out
             })
             .collect();
 
+        timings::phase_done("load: flowgroups resolved");
         // Expectations files referenced by data_quality actions, per env.
         let mut wanted: BTreeMap<String, PathBuf> = BTreeMap::new();
         for fg in &flowgroups {
@@ -321,6 +332,7 @@ impl Project {
         }
         loader.parse_pending();
 
+        timings::phase_done("load: expectations + sql");
         problems.extend(preset_file_problems(&loader.files, &preset_ids));
         let walk_errors = std::mem::take(&mut loader.walk_errors);
         Ok(Project {
@@ -507,6 +519,18 @@ fn blueprint_paths(root: &Path, patterns: &[String], loader: &mut Loader) -> Vec
         }
     }
     out
+}
+
+/// Once a flowgroup file's flowgroups are built, its YAML trees are not
+/// read again (the model holds every value with its origin); releasing them
+/// right away keeps peak memory to one copy of a big project. Spans, errors,
+/// comments and duplicate keys stay.
+fn release_trees(file: &mut SourceFile) {
+    if let Some(yaml) = &mut file.yaml {
+        for document in &mut yaml.documents {
+            document.root = None;
+        }
+    }
 }
 
 fn top_level_yaml(dir: &Path) -> Vec<PathBuf> {

@@ -196,7 +196,7 @@ impl<'a> Reader<'a> {
                     let last = pairs.last().map(|p| p.value.span.end.max(p.key.span.end)).unwrap_or(0);
                     let end = self.block_end(last, next.is_none());
                     let start = pairs[0].key.span.start;
-                    return Some(Node { span: start..end, kind: NodeKind::Mapping(pairs) });
+                    return Some(Node { span: start..end, kind: NodeKind::Mapping(exact(pairs)) });
                 }
             }
         }
@@ -339,7 +339,7 @@ impl<'a> Reader<'a> {
                 next => {
                     let last = items.last().map_or(start, |n: &Node| n.span.end);
                     let end = self.block_end(last, next.is_none());
-                    return Some(Node { span: start..end, kind: NodeKind::Sequence(items) });
+                    return Some(Node { span: start..end, kind: NodeKind::Sequence(exact(items)) });
                 }
             }
         }
@@ -497,4 +497,12 @@ fn quoted_end(body: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// Drops a vector's spare capacity: a big project keeps hundreds of
+/// thousands of these lists alive, and growth slack would be a quarter of
+/// the tree's memory.
+fn exact<T>(mut items: Vec<T>) -> Vec<T> {
+    items.shrink_to_fit();
+    items
 }

@@ -106,6 +106,7 @@ pub enum Format {
 }
 
 fn main() -> ExitCode {
+    dqlint_project::timings::begin();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -215,6 +216,7 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
                 (outcome.project, outcome.remaining)
             }
         };
+        dqlint_project::timings::phase_done("lint");
         failed |= diagnostics.iter().any(|d| d.severity == Severity::Error || (args.strict && d.severity == Severity::Warning));
         let mut stdout = std::io::stdout().lock();
         let report = output::Report { project: &project, diagnostics: &diagnostics };
@@ -230,6 +232,7 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
             }
         };
         written.map_err(|e| format!("cannot write the report: {e}"))?;
+        dqlint_project::timings::phase_done("report");
     }
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
