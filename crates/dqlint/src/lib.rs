@@ -1,6 +1,7 @@
 //! The `dqlint` command line as a library: the binary (`main.rs`) parses
 //! arguments and calls into these modules; tests call them directly.
 
+pub mod cache;
 pub mod fix;
 pub mod fix_loop;
 pub mod output;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use dqlint::fix::FixMode;
-use dqlint::{fix_loop, output, rule_docs};
+use dqlint::{cache, fix_loop, output, rule_docs};
 use dqlint_linter::{lint_configured, Config, Selection, Severity, RULES};
 use dqlint_project::{find_root, Project};
 
@@ -89,6 +89,9 @@ struct LintArgs {
     /// rules off), --ignore adds to every `ignore`, --env replaces `envs`.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Do not read or write the run cache (`.dqlint_cache/` at the project root).
+    #[arg(long)]
+    no_cache: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -190,6 +193,15 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
     let mut failed = false;
     for (root, scopes) in roots {
         let config = Config::discover(&root, args.config.as_deref()).map_err(|e| e.to_string())?;
+        // Only plain lint runs are replayed: --fix and --diff act on files.
+        let run_cache = (!args.no_cache && fix_mode.is_none())
+            .then(|| run_cache(&root, &scopes, color, config.path.as_deref(), &base));
+        if let Some(replay) = run_cache.as_ref().and_then(cache::RunCache::lookup) {
+            failed |= replay.failed;
+            std::io::stdout().lock().write_all(&replay.output).map_err(|e| format!("cannot write the report: {e}"))?;
+            dqlint_project::timings::phase_done("report replayed from the cache");
+            continue;
+        }
         let lint_project = |overlay: &dqlint_project::Overlay| -> Result<(Project, Vec<dqlint_linter::Diagnostic>), String> {
             let mut options = config.load_options(&args.envs);
             options.overlay = overlay.clone();
@@ -217,22 +229,28 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
             }
         };
         dqlint_project::timings::phase_done("lint");
-        failed |= diagnostics.iter().any(|d| d.severity == Severity::Error || (args.strict && d.severity == Severity::Warning));
-        let mut stdout = std::io::stdout().lock();
+        let root_failed =
+            diagnostics.iter().any(|d| d.severity == Severity::Error || (args.strict && d.severity == Severity::Warning));
+        failed |= root_failed;
+        let mut buffer: Vec<u8> = Vec::new();
         let report = output::Report { project: &project, diagnostics: &diagnostics };
         let written = if args.statistics {
-            report.statistics(&mut stdout)
+            report.statistics(&mut buffer)
         } else {
             match args.format {
-                Format::Json => report.json(&mut stdout),
-                Format::Sarif => report.sarif(&mut stdout, &base),
-                Format::Github => report.github(&mut stdout, &base, args.quiet),
-                Format::Concise => report.concise(&mut stdout, args.quiet),
-                Format::Full => report.full(&mut stdout, color, args.quiet),
+                Format::Json => report.json(&mut buffer),
+                Format::Sarif => report.sarif(&mut buffer, &base),
+                Format::Github => report.github(&mut buffer, &base, args.quiet),
+                Format::Concise => report.concise(&mut buffer, args.quiet),
+                Format::Full => report.full(&mut buffer, color, args.quiet),
             }
         };
         written.map_err(|e| format!("cannot write the report: {e}"))?;
+        std::io::stdout().lock().write_all(&buffer).map_err(|e| format!("cannot write the report: {e}"))?;
         dqlint_project::timings::phase_done("report");
+        if let Some(run_cache) = run_cache {
+            run_cache.store(&project, &buffer, root_failed);
+        }
     }
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
@@ -260,6 +278,28 @@ fn generate_docs_command(check: bool, root: Option<PathBuf>) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The run cache of `root` for this exact command line: the arguments, the
+/// resolved root and reported paths (relative paths depend on the working
+/// folder, which SARIF and GitHub paths are relative to), colour and the
+/// configuration file all shape the report.
+fn run_cache(root: &Path, scopes: &[PathBuf], color: bool, config: Option<&Path>, cwd: &Path) -> cache::RunCache {
+    let args: Vec<u8> = std::env::args_os().skip(1).flat_map(|a| {
+        let mut bytes = a.as_encoded_bytes().to_vec();
+        bytes.push(0);
+        bytes
+    }).collect();
+    let places: Vec<u8> = [root, cwd]
+        .into_iter()
+        .chain(scopes.iter().map(PathBuf::as_path))
+        .flat_map(|p| {
+            let mut bytes = p.as_os_str().as_encoded_bytes().to_vec();
+            bytes.push(0);
+            bytes
+        })
+        .collect();
+    cache::RunCache::new(root, &[&args, &places, &[color as u8]], config)
 }
 
 /// A PATH inside the project lints it all but reports only what lies under PATH.
