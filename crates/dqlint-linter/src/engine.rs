@@ -4,6 +4,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use dqlint_project::{envs_or_none, normalize_rel, Action, Env, ExpectationSet, Flowgroup, Origin, Project, Value};
 
+use rayon::prelude::*;
+
 use crate::config::{Config, Policy};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::registry::{RuleMeta, RULES};
@@ -21,6 +23,9 @@ pub struct Context<'a> {
     pub expression_findings: std::sync::OnceLock<Vec<crate::expressions::ExpressionFinding>>,
     /// The DDL of the project's `.sql` files, computed once for DQ402-DQ409.
     pub ddl_catalog: std::sync::OnceLock<crate::ddl_catalog::DdlCatalog>,
+    /// The data_quality actions, found once: a dozen rules walk them, some
+    /// once per environment, and finding them means reading every action.
+    dq_actions: Vec<(&'a Flowgroup, &'a Action)>,
 }
 
 /// Where rules put what they find.
@@ -38,8 +43,9 @@ impl Findings {
 impl<'a> Context<'a> {
     pub fn new(project: &'a Project) -> Context<'a> {
         let envs = envs_or_none(&project.envs);
+        let dq_actions: Vec<(&'a Flowgroup, &'a Action)> = project.actions().filter(|(_, a)| a.is_data_quality()).collect();
         let mut expectation_users: BTreeMap<String, Vec<(&'a Flowgroup, &'a Action)>> = BTreeMap::new();
-        for (fg, action) in project.actions().filter(|(_, a)| a.is_data_quality()) {
+        for &(fg, action) in &dq_actions {
             let Some(path) = action.get_str("expectations_file") else { continue };
             for env in &envs {
                 let resolved = env.resolve(path);
@@ -54,17 +60,24 @@ impl<'a> Context<'a> {
                 }
             }
         }
-        Context { project, envs, expectation_users, expression_findings: Default::default(), ddl_catalog: Default::default() }
+        Context {
+            project,
+            envs,
+            expectation_users,
+            expression_findings: Default::default(),
+            ddl_catalog: Default::default(),
+            dq_actions,
+        }
     }
 
     /// Every `transform_type: data_quality` action.
-    pub fn dq_actions(&self) -> impl Iterator<Item = (&'a Flowgroup, &'a Action)> {
-        self.project.actions().filter(|(_, a)| a.is_data_quality())
+    pub fn dq_actions(&self) -> impl Iterator<Item = (&'a Flowgroup, &'a Action)> + '_ {
+        self.dq_actions.iter().copied()
     }
 
     /// Every `mode: quarantine` data_quality action.
-    pub fn quarantine_actions(&self) -> impl Iterator<Item = (&'a Flowgroup, &'a Action)> {
-        self.project.actions().filter(|(_, a)| a.is_quarantine())
+    pub fn quarantine_actions(&self) -> impl Iterator<Item = (&'a Flowgroup, &'a Action)> + '_ {
+        self.dq_actions.iter().copied().filter(|(_, a)| a.is_quarantine())
     }
 
     /// Whether the environments resolve tokens at all (a project without
@@ -112,11 +125,19 @@ pub fn lint(project: &Project, selection: &Selection) -> Vec<Diagnostic> {
 pub fn lint_configured(project: &Project, config: &Config, selection: &Selection) -> Vec<Diagnostic> {
     let policy = Policy { config, cli: selection };
     let ctx = Context::new(project);
-    let mut findings = Findings::default();
-    for rule in RULES.iter().filter(|r| policy.may_run(r)) {
-        (rule.check)(&ctx, &mut findings);
-    }
-    let merged = configure(project, &policy, merge(findings.items));
+    // Rules are independent readers of the context: run them in parallel,
+    // and concatenate their findings in registry order so the result does
+    // not depend on the number of threads.
+    let selected: Vec<&RuleMeta> = RULES.iter().filter(|r| policy.may_run(r)).collect();
+    let per_rule: Vec<Vec<Diagnostic>> = selected
+        .par_iter()
+        .map(|rule| {
+            let mut findings = Findings::default();
+            (rule.check)(&ctx, &mut findings);
+            findings.items
+        })
+        .collect();
+    let merged = configure(project, &policy, merge(per_rule.into_iter().flatten().collect()));
     // Suppressions see every finding, so a directive inside a block that a
     // syntax error breaks is not reported unused while the block is withheld.
     let mut merged = crate::suppression::apply(project, &policy, merged);

@@ -120,6 +120,8 @@
 //! ## Fix
 //! Give each action the table its rows belong to as `source_table`.
 
+use std::collections::HashMap;
+
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::quarantine::{resolved_uses, tokenized};
@@ -135,12 +137,14 @@ pub fn report_shared(ctx: &Context, out: &mut Findings, code: &str, same_pipelin
     let me = rule(code);
     for env in &ctx.envs {
         let uses = resolved_uses(ctx.quarantine_actions(), env);
+        // Earlier uses by (DLQ, source table), in order: the first match is
+        // the same as a scan of all earlier uses, without being quadratic
+        // in the number of quarantine actions.
+        let mut by_key: HashMap<(String, &str), Vec<usize>> = HashMap::new();
         for (i, later) in uses.iter().enumerate() {
-            let earlier = uses[..i].iter().find(|e| {
-                e.dlq_table.eq_ignore_ascii_case(&later.dlq_table)
-                    && e.source_table == later.source_table
-                    && (e.pipeline == later.pipeline) == same_pipeline
-            });
+            let same_key = by_key.entry((later.dlq_table.to_ascii_lowercase(), later.source_table.as_str())).or_default();
+            let earlier = same_key.iter().map(|&e| &uses[e]).find(|e| (e.pipeline == later.pipeline) == same_pipeline);
+            same_key.push(i);
             let Some(earlier) = earlier else { continue };
             // DQ502 reports a pair once, at its first cross-pipeline partner.
             let where_ = if same_pipeline {

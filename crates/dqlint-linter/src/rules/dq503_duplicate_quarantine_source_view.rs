@@ -120,19 +120,29 @@
 //! ## Fix
 //! Quarantine a view once; put all its rules in one expectations file.
 
+use std::collections::hash_map::{Entry, HashMap};
+
+use dqlint_project::{Action, Flowgroup};
+
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ503");
-    let actions: Vec<_> = ctx.quarantine_actions().collect();
-    for (i, (fg, action)) in actions.iter().enumerate() {
+    // The first quarantine action per (pipeline, view): a lookup instead of
+    // a scan of all earlier actions, which was quadratic.
+    let mut first: HashMap<(Option<&str>, String), (&Flowgroup, &Action)> = HashMap::new();
+    for (fg, action) in ctx.quarantine_actions() {
         let Some(view) = action.get("source").and_then(|s| s.as_str()) else { continue };
         let key = safe_identifier(view);
-        let earlier = actions[..i].iter().find(|(efg, ea)| {
-            efg.pipeline == fg.pipeline && ea.get_str("source").map(safe_identifier).as_deref() == Some(key.as_str())
-        });
+        let earlier = match first.entry((fg.pipeline.as_deref(), key)) {
+            Entry::Occupied(e) => Some(*e.get()),
+            Entry::Vacant(e) => {
+                e.insert((fg, action));
+                None
+            }
+        };
         let Some((efg, ea)) = earlier else { continue };
         let at = action.get("source").map(|s| s.origin.clone()).unwrap_or_else(|| action.anchor());
         let earlier_at = ea.get("source").map(|s| s.origin.clone()).unwrap_or_else(|| ea.anchor());
