@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# dqlint's benchmark (see docs/performance.md):
+#   1. dqlint vs `lhp validate` (lakehouse-plumber 0.9.3) on the corpus's
+#      performance_testing project, side by side, interleaved runs, medians;
+#   2. the scaling curve on generated projects of 1k, 10k and 50k flowgroups.
+#
+# Usage: bench/run.sh [--runs N] [--no-lhp] [--sizes "1000 10000 50000"]
+# Needs: cargo, python3 (for the lhp venv and the medians), /usr/bin/time.
+# LHP is installed from PyPI into target/bench/lhp-venv (not committed);
+# set LHP=/path/to/lhp to use another one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=5
+with_lhp=1
+sizes="1000 10000 50000"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs="$2"; shift 2 ;;
+    --no-lhp) with_lhp=0; shift ;;
+    --sizes) sizes="$2"; shift 2 ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+if [ ! -x /usr/bin/time ]; then
+  echo "/usr/bin/time is required (Debian/Ubuntu: apt-get install time)" >&2
+  exit 1
+fi
+
+corpus="${CORPUS:-$(cd .. && pwd)/shared/corpus/lhp-examples/performance_testing}"
+work="$(mktemp -d "${TMPDIR:-/tmp}/dqlint-bench.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+cargo build --release --locked -q -p dqlint -p dqlint-bench
+dqlint="$PWD/target/release/dqlint"
+gen="$PWD/target/release/dqlint-bench"
+
+# timed OUT_FILE CMD...: runs CMD, appends "wall_s max_rss_kb user_s sys_s".
+timed() {
+  local out="$1"; shift
+  /usr/bin/time -f "%e %M %U %S" -o "$work/t" "$@" >/dev/null 2>&1 || true
+  tail -1 "$work/t" >> "$out"
+}
+
+# stats FILE: median wall (ms), median peak RSS (MB), median CPU (ms).
+stats() {
+  python3 - "$1" <<'PY'
+import statistics, sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
+wall = statistics.median(r[0] for r in rows) * 1000
+rss = statistics.median(r[1] for r in rows) / 1024
+cpu = statistics.median(r[2] + r[3] for r in rows) * 1000
+print(f"{wall:.0f} {rss:.1f} {cpu:.0f}")
+PY
+}
+
+echo "machine: $(nproc) cores, $(uname -srm), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "dqlint: $("$dqlint" --version)"
+
+if [ "$with_lhp" = 1 ] && [ -d "$corpus" ]; then
+  lhp="${LHP:-}"
+  if [ -z "$lhp" ]; then
+    venv="$PWD/target/bench/lhp-venv"
+    if [ ! -x "$venv/bin/lhp" ]; then
+      python3 -m venv "$venv"
+      "$venv/bin/pip" install -q "lakehouse-plumber==0.9.3"
+    fi
+    lhp="$venv/bin/lhp"
+  fi
+  echo "lhp: $("$lhp" --version 2>/dev/null | head -1)"
+  # Both tools read the same copy: the corpus is read-only and lhp writes
+  # state. The project names a test-reporting module it does not ship;
+  # without it lhp stops at preflight (LHP-CFG-032) before validating
+  # anything, so a stub is added to make lhp do its full work.
+  project="$work/performance_testing"
+  cp -r "$corpus" "$project"
+  chmod -R u+w "$project"
+  mkdir -p "$project/py_functions"
+  printf 'def publish_results(*args, **kwargs):\n    return None\n' > "$project/py_functions/test_reporting_publisher.py"
+  (cd "$project" && "$lhp" validate --env dev --no-bundle --no-progress >/dev/null 2>&1 || true)  # warm-up
+  "$dqlint" lint "$project" --env dev --format json >/dev/null || true                         # fills the cache
+  : > "$work/lhp"; : > "$work/cold"; : > "$work/warm"
+  for i in $(seq "$runs"); do
+    (cd "$project" && timed "$work/lhp" "$lhp" validate --env dev --no-bundle --no-progress)
+    timed "$work/cold" "$dqlint" lint "$project" --env dev --format json --no-cache
+    timed "$work/warm" "$dqlint" lint "$project" --env dev --format json
+  done
+  read -r lhp_ms lhp_mb lhp_cpu < <(stats "$work/lhp")
+  read -r cold_ms cold_mb cold_cpu < <(stats "$work/cold")
+  read -r warm_ms warm_mb warm_cpu < <(stats "$work/warm")
+  echo
+  echo "performance_testing (2,808 flowgroups, --env dev), median of $runs interleaved runs:"
+  printf '| %-34s | %9s | %12s | %7s |\n' "command" "wall ms" "peak RSS MB" "CPU ms"
+  printf '|%s|%s|%s|%s|\n' "------------------------------------" "-----------" "--------------" "---------"
+  printf '| %-34s | %9s | %12s | %7s |\n' "lhp validate --env dev --no-bundle" "$lhp_ms" "$lhp_mb" "$lhp_cpu"
+  printf '| %-34s | %9s | %12s | %7s |\n' "dqlint lint --no-cache (cold)" "$cold_ms" "$cold_mb" "$cold_cpu"
+  printf '| %-34s | %9s | %12s | %7s |\n' "dqlint lint (warm cache)" "$warm_ms" "$warm_mb" "$warm_cpu"
+  python3 -c "print(f'ratio lhp/dqlint: cold {$lhp_ms/$cold_ms:.1f}x, warm {$lhp_ms/$warm_ms:.1f}x')"
+fi
+
+echo
+echo "scaling on generated projects (dqlint lint --no-cache, all envs), median of $runs runs:"
+printf '| %10s | %6s | %6s | %9s | %12s | %7s | %13s |\n' flowgroups files MB "median ms" "peak RSS MB" "CPU ms" "ms per 1k fg"
+printf '|%s|%s|%s|%s|%s|%s|%s|\n' ------------ -------- -------- ----------- -------------- --------- ---------------
+for n in $sizes; do
+  out="$work/gen$n"
+  "$gen" gen --flowgroups "$n" "$out" >/dev/null
+  files=$(find "$out" -type f | wc -l)
+  mb=$(find "$out" -type f -printf '%s\n' | awk '{s += $1} END {printf "%.1f", s / 1e6}')
+  : > "$work/n$n"
+  for i in $(seq "$runs"); do
+    timed "$work/n$n" "$dqlint" lint "$out" --format json --no-cache
+  done
+  read -r ms mb_rss cpu < <(stats "$work/n$n")
+  per=$(python3 -c "print(f'{$ms/($n/1000):.1f}')")
+  printf '| %10s | %6s | %6s | %9s | %12s | %7s | %13s |\n' "$n" "$files" "$mb" "$ms" "$mb_rss" "$cpu" "$per"
+  rm -rf "$out"
+done
