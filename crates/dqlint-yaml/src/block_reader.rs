@@ -15,7 +15,6 @@
 //! `tests/block_reader.rs` compare both paths on real projects, and
 //! `DQLINT_NO_FAST_YAML=1` turns this reader off for a whole run.
 
-use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::scalar::{self, ScalarStyle};
@@ -45,7 +44,7 @@ pub fn read_document(text: &str, span: Range<usize>) -> Option<ReadDocument> {
     if source.contains(['\r', '\t']) {
         return None;
     }
-    let mut lines = Vec::new();
+    let mut lines = Vec::with_capacity(source.bytes().filter(|b| *b == b'\n').count() + 1);
     let mut start = span.start;
     for line in source.split_inclusive('\n') {
         let body = line.strip_suffix('\n').unwrap_or(line);
@@ -59,7 +58,16 @@ pub fn read_document(text: &str, span: Range<usize>) -> Option<ReadDocument> {
     if lines.len() > MAX_DOCUMENT_LINES {
         return None;
     }
-    let mut reader = Reader { text, lines, at: 0, doc_end: span.end, comments: Vec::new(), duplicate_keys: Vec::new() };
+    let mut reader = Reader {
+        text,
+        lines,
+        at: 0,
+        doc_end: span.end,
+        comments: Vec::new(),
+        duplicate_keys: Vec::new(),
+        pairs: Vec::new(),
+        items: Vec::new(),
+    };
     reader.document().map(|root| ReadDocument {
         root,
         duplicate_keys: reader.duplicate_keys,
@@ -85,6 +93,11 @@ struct Reader<'a> {
     doc_end: usize,
     comments: Vec<Range<usize>>,
     duplicate_keys: Vec<DuplicateKey>,
+    /// Pairs and items of the mappings and sequences being read, innermost
+    /// last: each list is moved out in one exact allocation when it ends,
+    /// instead of growing (and then shrinking) a vector per list.
+    pairs: Vec<Pair>,
+    items: Vec<Node>,
 }
 
 /// Characters that cannot start a plain scalar (or that start YAML syntax
@@ -160,8 +173,7 @@ impl<'a> Reader<'a> {
     /// A block mapping whose first key starts at byte `first` of line `i`
     /// and whose keys all sit at column `column`.
     fn mapping(&mut self, mut i: usize, mut key_start: usize, column: usize) -> Option<Node> {
-        let mut pairs: Vec<Pair> = Vec::new();
-        let mut seen: HashMap<String, Range<usize>> = HashMap::new();
+        let base = self.pairs.len();
         loop {
             let line_end = self.lines[i].end;
             let (key, colon) = self.key(key_start, line_end)?;
@@ -171,17 +183,17 @@ impl<'a> Reader<'a> {
             self.at = i + 1;
             let value = self.value(i, colon + 1, column, colon + 1, true)?;
             if let Some(name) = key.as_str() {
-                if let Some(first) = seen.get(name) {
+                // Mappings are small: a scan beats hashing every key.
+                let first = self.pairs[base..].iter().find(|p| p.key.as_str() == Some(name));
+                if let Some(first) = first {
                     self.duplicate_keys.push(DuplicateKey {
                         key: name.to_string(),
-                        first: first.clone(),
+                        first: first.key.span.clone(),
                         second: key.span.clone(),
                     });
-                } else {
-                    seen.insert(name.to_string(), key.span.clone());
                 }
             }
-            pairs.push(Pair { key, value });
+            self.pairs.push(Pair { key, value });
             match self.next_content() {
                 Some(next) if self.lines[next].indent == column => {
                     let start = self.lines[next].start + column;
@@ -193,10 +205,11 @@ impl<'a> Reader<'a> {
                 }
                 Some(next) if self.lines[next].indent > column => return None,
                 next => {
-                    let last = pairs.last().map(|p| p.value.span.end.max(p.key.span.end)).unwrap_or(0);
+                    let last = self.pairs.last().map(|p| p.value.span.end.max(p.key.span.end)).unwrap_or(0);
                     let end = self.block_end(last, next.is_none());
-                    let start = pairs[0].key.span.start;
-                    return Some(Node { span: start..end, kind: NodeKind::Mapping(exact(pairs)) });
+                    let start = self.pairs[base].key.span.start;
+                    let pairs: Vec<Pair> = self.pairs.drain(base..).collect();
+                    return Some(Node { span: start..end, kind: NodeKind::Mapping(pairs) });
                 }
             }
         }
@@ -307,7 +320,7 @@ impl<'a> Reader<'a> {
     }
 
     fn sequence(&mut self, mut i: usize, column: usize) -> Option<Node> {
-        let mut items = Vec::new();
+        let base = self.items.len();
         let start = self.lines[i].start + column;
         loop {
             let dash = self.lines[i].start + column;
@@ -327,7 +340,7 @@ impl<'a> Reader<'a> {
             } else {
                 self.value(i, after, column, after, false)?
             };
-            items.push(item);
+            self.items.push(item);
             match self.next_content() {
                 Some(next)
                     if self.lines[next].indent == column
@@ -337,9 +350,10 @@ impl<'a> Reader<'a> {
                 }
                 Some(next) if self.lines[next].indent > column => return None,
                 next => {
-                    let last = items.last().map_or(start, |n: &Node| n.span.end);
+                    let last = self.items.last().map_or(start, |n: &Node| n.span.end);
                     let end = self.block_end(last, next.is_none());
-                    return Some(Node { span: start..end, kind: NodeKind::Sequence(exact(items)) });
+                    let items: Vec<Node> = self.items.drain(base..).collect();
+                    return Some(Node { span: start..end, kind: NodeKind::Sequence(items) });
                 }
             }
         }
@@ -499,10 +513,3 @@ fn quoted_end(body: &str) -> Option<usize> {
     None
 }
 
-/// Drops a vector's spare capacity: a big project keeps hundreds of
-/// thousands of these lists alive, and growth slack would be a quarter of
-/// the tree's memory.
-fn exact<T>(mut items: Vec<T>) -> Vec<T> {
-    items.shrink_to_fit();
-    items
-}

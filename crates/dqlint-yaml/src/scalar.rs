@@ -76,9 +76,33 @@ pub fn decode(raw: &str, style: ScalarStyle, parent_indent: usize) -> Decoded {
 /// no finding will point inside. Shares the decoder with [`decode`], so the
 /// value is identical by construction.
 pub fn decode_value(raw: &str, style: ScalarStyle, parent_indent: usize) -> String {
+    if let Some(value) = verbatim(raw, style) {
+        return value.to_string();
+    }
     let mut out = Out::new(false);
     decode_into(raw, style, parent_indent, &mut out);
     out.value
+}
+
+/// The value of a one-line scalar that needs no decoding (no break to fold,
+/// no escape, no doubled quote): most scalars of a real project. `None`
+/// sends the scalar through the decoder; tests check both agree.
+fn verbatim(raw: &str, style: ScalarStyle) -> Option<&str> {
+    if raw.contains(['\n', '\r']) {
+        return None;
+    }
+    match style {
+        ScalarStyle::Plain => Some(raw.trim_matches([' ', '\t'])),
+        ScalarStyle::SingleQuoted => {
+            let inner = raw.strip_prefix('\'')?.strip_suffix('\'')?;
+            (!inner.contains('\'')).then_some(inner)
+        }
+        ScalarStyle::DoubleQuoted => {
+            let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+            (!inner.contains(['"', '\\'])).then_some(inner)
+        }
+        ScalarStyle::Literal | ScalarStyle::Folded => None,
+    }
 }
 
 fn decode_into(raw: &str, style: ScalarStyle, parent_indent: usize, out: &mut Out) {

@@ -361,3 +361,24 @@ fn never_panics_on_arbitrary_input() {
         }
     }
 }
+
+/// `decode_value` takes a shortcut for one-line scalars that need no
+/// decoding; it must agree with the full decoder (`decode`) everywhere.
+#[test]
+fn the_verbatim_shortcut_agrees_with_the_decoder() {
+    let raws = [
+        "", " ", "a", "  a b  ", "\ta\t", "a\tb", "é ü", "a #b", "x: y", "'", "''", "'a'", "'a''b'", "'a'b'", "'a",
+        "\"", "\"\"", "\"a\"", "\"a\\nb\"", "\"a\"b\"", "\"a", "a\nb", "a\r\nb", "'a\n  b'", "\"a \\\"q\\\" b\"",
+        "${catalog}.${schema}.t", "{{ name }}", "-5", "1.5e3", "~", "'  padded  '", "\"  padded  \"",
+    ];
+    let styles = [ScalarStyle::Plain, ScalarStyle::SingleQuoted, ScalarStyle::DoubleQuoted];
+    for raw in raws {
+        for style in styles {
+            assert_eq!(
+                decode_value(raw, style, 0),
+                dec(raw, style, 0).value,
+                "{raw:?} as {style:?}"
+            );
+        }
+    }
+}
