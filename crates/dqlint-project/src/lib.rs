@@ -167,8 +167,11 @@ impl Project {
             .is_file()
             .then(|| loader.add(pipeline_config_path, FileKind::PipelineConfig));
         timings::phase_done("load: walk");
-        loader.parse_pending();
-        timings::phase_done("load: read + parse");
+        // Flowgroup files are read, parsed and resolved in one parallel
+        // pass below, each tree freed as soon as its flowgroups are built;
+        // what resolution needs (templates, presets, tokens) comes first.
+        loader.parse_pending_where(|f| f.kind != FileKind::Flowgroup);
+        timings::phase_done("load: read + parse (all but flowgroups)");
 
         let mut problems = Vec::new();
         let templates: HashMap<String, Template> = template_ids
@@ -199,9 +202,11 @@ impl Project {
             _ => 0..0,
         };
         debug_assert_eq!(flowgroup_files.len(), flowgroup_ids.len());
+        let (root_ref, overlay) = (&loader.root, loader.overlay);
         let flowgroups: Vec<Flowgroup> = loader.files[flowgroup_files]
             .par_iter_mut()
             .flat_map_iter(|file| {
+                load_if_pending(file, root_ref, overlay);
                 let id = &file.id;
                 let mut doc_problems = Vec::new();
                 let docs: Vec<Value> = file
@@ -267,7 +272,7 @@ impl Project {
             })
             .collect();
 
-        timings::phase_done("load: flowgroups resolved");
+        timings::phase_done("load: flowgroups read, parsed and resolved");
         // Expectations files referenced by data_quality actions, per env.
         let mut wanted: BTreeMap<String, PathBuf> = BTreeMap::new();
         for fg in &flowgroups {
@@ -420,13 +425,15 @@ impl Loader<'_> {
 
     /// Reads and parses every registered file not read yet, in parallel.
     fn parse_pending(&mut self) {
+        self.parse_pending_where(|_| true);
+    }
+
+    /// Reads and parses the registered files not read yet that `wanted`
+    /// picks, in parallel.
+    fn parse_pending_where(&mut self, wanted: impl Fn(&SourceFile) -> bool + Sync) {
         let root = self.root.clone();
         let overlay = self.overlay;
-        self.files.par_iter_mut().for_each(|f| {
-            if f.read_error.as_deref() == Some("\u{0}pending") {
-                *f = files::load_file(f.id, &root, std::mem::take(&mut f.path), f.kind, overlay);
-            }
-        });
+        self.files.par_iter_mut().filter(|f| wanted(f)).for_each(|f| load_if_pending(f, &root, overlay));
     }
 
     /// `*.yaml`/`*.yml` files under `dir`, sorted; follows symlinks but
@@ -519,6 +526,13 @@ fn blueprint_paths(root: &Path, patterns: &[String], loader: &mut Loader) -> Vec
         }
     }
     out
+}
+
+/// Reads and parses a file registered by `Loader::add` and not read yet.
+fn load_if_pending(file: &mut SourceFile, root: &Path, overlay: &Overlay) {
+    if file.read_error.as_deref() == Some("\u{0}pending") {
+        *file = files::load_file(file.id, root, std::mem::take(&mut file.path), file.kind, overlay);
+    }
 }
 
 /// Once a flowgroup file's flowgroups are built, its YAML trees are not

@@ -788,7 +788,13 @@ pub fn plain_kind(raw: &str) -> ScalarKind {
         | "No" | "NO" | "on" | "On" | "ON" | "off" | "Off" | "OFF" => return ScalarKind::Bool,
         _ => {}
     }
-    let digits = text.strip_prefix(['-', '+']).unwrap_or(text).replace('_', "");
+    // Only a digit, `.` or `_` can start a number (after a sign): most
+    // scalars are names and stop here, without the allocations below.
+    let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if unsigned.bytes().next().is_some_and(|b| !b.is_ascii_digit() && b != b'.' && b != b'_') {
+        return ScalarKind::Str;
+    }
+    let digits = unsigned.replace('_', "");
     if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
         return ScalarKind::Int;
     }
@@ -915,6 +921,19 @@ mod tests {
         assert_eq!(plain_kind("~"), ScalarKind::Null);
         assert_eq!(plain_kind("stream"), ScalarKind::Str);
         assert_eq!(plain_kind("1.2.3"), ScalarKind::Str);
+        // Signs, underscores, hex, inf/nan and what only looks numeric.
+        assert_eq!(plain_kind("-12"), ScalarKind::Int);
+        assert_eq!(plain_kind("+1_000"), ScalarKind::Int);
+        assert_eq!(plain_kind("_1"), ScalarKind::Int);
+        assert_eq!(plain_kind("0x1F"), ScalarKind::Int);
+        assert_eq!(plain_kind("-.inf"), ScalarKind::Float);
+        assert_eq!(plain_kind(".NaN"), ScalarKind::Float);
+        assert_eq!(plain_kind(".5"), ScalarKind::Float);
+        assert_eq!(plain_kind("1.5e-3"), ScalarKind::Float);
+        assert_eq!(plain_kind("-x"), ScalarKind::Str);
+        assert_eq!(plain_kind("-"), ScalarKind::Str);
+        assert_eq!(plain_kind("e5"), ScalarKind::Str);
+        assert_eq!(plain_kind("inf"), ScalarKind::Str);
     }
 
     #[test]
