@@ -52,7 +52,7 @@ pub fn read_document(text: &str, span: Range<usize>) -> Option<ReadDocument> {
         if indent > MAX_INDENT {
             return None;
         }
-        lines.push(Line { start, end: start + body.len(), indent, blank: body.trim().is_empty() });
+        lines.push(Line { start, end: start + body.len(), indent, blank: body.len() == indent });
         start += line.len();
     }
     if lines.len() > MAX_DOCUMENT_LINES {
@@ -116,7 +116,7 @@ impl<'a> Reader<'a> {
             let body = &self.text[first.start..first.end];
             if body.starts_with("---") {
                 let rest = &body[3..];
-                let after = rest.trim_start();
+                let after = rest.trim_start_matches(' ');
                 if !after.is_empty() {
                     if !after.starts_with('#') || rest.len() == after.len() {
                         return None;
@@ -369,7 +369,7 @@ impl<'a> Reader<'a> {
         if rest.starts_with('-') {
             rest = &rest[1..];
         }
-        if !rest.trim().is_empty() {
+        if !rest.trim_matches(' ').is_empty() {
             return None;
         }
         let mut content_indent = None;

@@ -73,6 +73,25 @@ fn fixtures_read_the_same_both_ways() {
     assert!(files > 50 && read > 0);
 }
 
+/// The fuzzing seeds: small, odd inputs (broken syntax, Unicode spaces,
+/// deep nesting) that the reader must either read exactly as tree-sitter
+/// does or leave to it.
+#[test]
+fn fuzz_seeds_read_the_same_both_ways() {
+    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/yaml");
+    let Ok(entries) = std::fs::read_dir(&seeds) else {
+        eprintln!("note: no fuzz seeds at {}; test skipped", seeds.display());
+        return;
+    };
+    let mut compared = 0;
+    for entry in entries.filter_map(Result::ok) {
+        let Ok(text) = std::fs::read_to_string(entry.path()) else { continue };
+        compare(&entry.path().display().to_string(), &text);
+        compared += 1;
+    }
+    assert!(compared > 0);
+}
+
 /// Each case is compared; `fast` says whether the reader must take it
 /// (so a reader that gives up on everything fails here).
 #[test]
@@ -113,6 +132,9 @@ fn edge_cases() {
         ("a: b: c\n", false),
         ("", true),
         ("# only a comment\n", true),
+        ("a: 1\n\u{a0}\nb: 2\n", false),
+        ("a:\u{3000}1\n", false),
+        ("k: v\u{a0}# not a comment\n", true),
     ];
     for (text, fast) in cases {
         compare(&format!("{text:?}"), text);
