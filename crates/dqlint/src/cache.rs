@@ -101,6 +101,11 @@ impl RunCache {
     /// Stores the report of a run over `project`. Best effort: a read-only
     /// project or a full disk only means no cache.
     pub fn store(&self, project: &Project, output: &[u8], failed: bool) {
+        // Entries name files by UTF-8 path; a project with other paths is
+        // simply not cached.
+        if project.files.iter().any(|f| f.path.to_str().is_none()) {
+            return;
+        }
         let files: Option<Vec<(String, u64)>> = project
             .files
             .par_iter()
@@ -120,9 +125,6 @@ impl RunCache {
             })
             .collect();
         let Some(files) = files else { return };
-        if project.files.iter().any(|f| f.path.to_str().is_none()) {
-            return;
-        }
         let entry = Entry { key: self.key, listing: self.listing, files, failed, output: output.to_vec() };
         let _ = self.write(&entry.encode());
     }
