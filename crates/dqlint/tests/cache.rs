@@ -219,3 +219,14 @@ fn a_project_where_the_cache_cannot_be_written_still_lints() {
     }
     assert_eq!(std::fs::read_to_string(root.join(".dqlint_cache")).unwrap(), "in the way");
 }
+
+#[test]
+fn fix_and_diff_runs_never_replay() {
+    let (_dir, root) = project_copy();
+    run(&root, &["--diff"]);
+    let first = run(&root, &[]);
+    assert!(!replayed(&first), "a --diff run stores nothing");
+    let diff = run(&root, &["--diff"]);
+    assert!(!replayed(&diff));
+    assert_ne!(diff.stdout, first.stdout, "--diff prints the diff, not the report");
+}
