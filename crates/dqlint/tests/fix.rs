@@ -22,6 +22,10 @@ fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
+        // Not part of a fixture: the run cache other tests' lint runs leave.
+        if entry.file_name() == ".dqlint_cache" {
+            continue;
+        }
         let target = to.join(entry.file_name());
         if entry.file_type().unwrap().is_dir() {
             copy_dir(&entry.path(), &target);
@@ -38,6 +42,9 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d).unwrap() {
             let path = entry.unwrap().path();
+            if path.file_name().is_some_and(|n| n == ".dqlint_cache") {
+                continue;
+            }
             if path.is_dir() {
                 stack.push(path);
             } else {
