@@ -216,9 +216,8 @@ fn interpret_expectations(file: &SourceFile) -> expectations::ExpectationSet {
 
 /// The flowgroups of one flowgroup file, exactly as `load` builds them
 /// (blueprint instances stamped, misplaced blueprints and empty files
-/// reported). Keep in step with `Project::load`; the slice equivalence test
-/// fails when they drift.
-fn flowgroups_of(
+/// reported). `Project::load` builds them with this function too.
+pub(crate) fn flowgroups_of(
     file: &SourceFile,
     library: &flowgroup::Library,
     blueprints_by_name: &HashMap<String, Blueprint>,

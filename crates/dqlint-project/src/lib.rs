@@ -207,66 +207,7 @@ impl Project {
             .par_iter_mut()
             .flat_map_iter(|file| {
                 load_if_pending(file, root_ref, overlay);
-                let id = &file.id;
-                let mut doc_problems = Vec::new();
-                let docs: Vec<Value> = file
-                    .yaml
-                    .iter()
-                    .flat_map(|y| y.documents.iter())
-                    .filter_map(|d| d.root.as_ref())
-                    .filter(|n| !n.is_null())
-                    .map(|n| Value::from_node(n, *id))
-                    .enumerate()
-                    .flat_map(|(index, v)| {
-                        if v.get("use_blueprint").is_some() && index > 0 {
-                            doc_problems.push(Problem {
-                                kind: ProblemKind::Structure,
-                                message: "a blueprint instance file holds one document; LHP rejects several (LHP-CFG-052)".into(),
-                                origin: v.origin.at_start(),
-                            });
-                            Vec::new()
-                        } else if v.get("use_blueprint").is_some() {
-                            blueprints::expand(&v, &blueprints, &mut doc_problems)
-                        } else if blueprints::looks_like_blueprint(&v) {
-                            doc_problems.push(Problem {
-                                kind: ProblemKind::Structure,
-                                message: "this is a blueprint definition: LHP expects blueprints under `blueprints/` and rejects them under `pipelines/` (LHP-CFG-040)".into(),
-                                origin: v.origin.at_start(),
-                            });
-                            Vec::new()
-                        } else {
-                            flowgroup::split_document(v, &mut doc_problems)
-                        }
-                    })
-                    .collect();
-                let readable = file.read_error.is_none() && file.yaml.as_ref().is_some_and(|y| y.errors.is_empty());
-                let blueprint_instance = file.yaml.iter().flat_map(|y| y.documents.iter()).any(|d| {
-                    d.root.as_ref().is_some_and(|n| n.get("use_blueprint").is_some())
-                });
-                if docs.is_empty() && doc_problems.is_empty() && readable && !blueprint_instance {
-                    // LHP rejects a flowgroup file with no flowgroup (LHP-CFG-005).
-                    doc_problems.push(Problem {
-                        kind: ProblemKind::Structure,
-                        message: "this flowgroup file is empty: LHP rejects it (LHP-CFG-005); add a flowgroup or delete the file".into(),
-                        origin: Origin::new(*id, 0..0),
-                    });
-                }
-                let mut out: Vec<Flowgroup> =
-                    docs.into_iter().map(|d| flowgroup::resolve(*id, d, &library)).collect();
-                if let Some(first) = out.first_mut() {
-                    first.problems.extend(doc_problems);
-                } else if !doc_problems.is_empty() {
-                    out.push(Flowgroup {
-                        file: *id,
-                        doc: Value { kind: ValueKind::Null, origin: Origin::new(*id, 0..0) },
-                        pipeline: None,
-                        name: None,
-                        actions: Vec::new(),
-                        problems: doc_problems,
-                        presets: Vec::new(),
-                        template: None,
-                    });
-                }
+                let out = incremental::flowgroups_of(file, &library, &blueprints);
                 release_trees(file);
                 out
             })
