@@ -323,6 +323,10 @@ pub fn fixture_copy(rel: &str) -> TestProject {
     while let Some(dir) = pending.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
+            // Not part of a fixture: the run cache that CLI tests' lint runs leave.
+            if path.file_name().is_some_and(|n| n == ".dqlint_cache") {
+                continue;
+            }
             if path.is_dir() {
                 pending.push(path);
             } else {
