@@ -193,8 +193,10 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
     let mut failed = false;
     for (root, scopes) in roots {
         let config = Config::discover(&root, args.config.as_deref()).map_err(|e| e.to_string())?;
-        // Only plain lint runs are replayed: --fix and --diff act on files.
-        let run_cache = (!args.no_cache && fix_mode.is_none())
+        // Only plain lint runs are replayed: --fix and --diff act on files,
+        // and coloured output goes to the terminal, not through the buffer
+        // the cache stores.
+        let run_cache = (!args.no_cache && fix_mode.is_none() && !color)
             .then(|| run_cache(&root, &scopes, color, config.path.as_deref(), &base));
         if let Some(replay) = run_cache.as_ref().and_then(cache::RunCache::lookup) {
             failed |= replay.failed;

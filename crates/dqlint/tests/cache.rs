@@ -230,3 +230,29 @@ fn fix_and_diff_runs_never_replay() {
     assert!(!replayed(&diff));
     assert_ne!(diff.stdout, first.stdout, "--diff prints the diff, not the report");
 }
+
+/// Coloured output goes straight to the terminal: such runs must neither
+/// store nor replay a report (it would lack the findings).
+#[test]
+fn coloured_terminal_runs_are_not_cached() {
+    let has_script = Command::new("script").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !has_script {
+        eprintln!("skipping: no `script` command to give dqlint a terminal");
+        return;
+    }
+    let (_dir, root) = project_copy();
+    let command = format!("{} lint {}", env!("CARGO_BIN_EXE_dqlint"), root.display());
+    let on_terminal = || {
+        let out = Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .env_remove("NO_COLOR")
+            .env("TERM", "xterm")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let first = on_terminal();
+    let second = on_terminal();
+    assert!(first.contains("DQ207") && second.contains("DQ207"), "{second}");
+    assert!(entries(&root).is_empty(), "nothing stored: {:?}", entries(&root));
+}
