@@ -231,8 +231,16 @@ pub(crate) fn flowgroups_of(
         .filter_map(|d| d.root.as_ref())
         .filter(|n| !n.is_null())
         .map(|n| Value::from_node(n, id))
-        .flat_map(|v| {
-            if v.get("use_blueprint").is_some() {
+        .enumerate()
+        .flat_map(|(index, v)| {
+            if v.get("use_blueprint").is_some() && index > 0 {
+                doc_problems.push(Problem {
+                    kind: ProblemKind::Structure,
+                    message: "a blueprint instance file holds one document; LHP rejects several (LHP-CFG-052)".into(),
+                    origin: v.origin.at_start(),
+                });
+                Vec::new()
+            } else if v.get("use_blueprint").is_some() {
                 blueprints::expand(&v, blueprints_by_name, &mut doc_problems)
             } else if blueprints::looks_like_blueprint(&v) {
                 doc_problems.push(Problem {
