@@ -1,6 +1,7 @@
 //! The YAML layer on arbitrary text: parsing never panics, every span it
 //! reports lies on character boundaries inside the text, and each scalar's
-//! offset map points inside the scalar's own source.
+//! offset map points inside the scalar's own source; and the fast line
+//! reader for plain block YAML agrees with tree-sitter on every document.
 #![no_main]
 
 use dqlint_yaml::{parse, scalar, LineIndex, Node, NodeKind};
@@ -36,6 +37,18 @@ fn check_node(text: &str, node: &Node, depth: usize) {
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let file = parse(text);
+    // The line reader for plain block YAML must read exactly what
+    // tree-sitter reads, or hand the document over.
+    let reference = dqlint_yaml::tree::parse_tree_sitter_only(text);
+    assert_eq!(file.errors, reference.errors, "syntax errors differ from tree-sitter's");
+    assert_eq!(file.comments, reference.comments, "comments differ from tree-sitter's");
+    assert_eq!(file.documents.len(), reference.documents.len());
+    for (fast, slow) in file.documents.iter().zip(&reference.documents) {
+        assert_eq!(fast.span, slow.span);
+        assert_eq!(fast.root, slow.root, "the fast reader's tree differs from tree-sitter's");
+        assert_eq!(fast.broken, slow.broken);
+        assert_eq!(fast.duplicate_keys, slow.duplicate_keys);
+    }
     for error in &file.errors {
         assert!(error.span.end <= text.len() && text.is_char_boundary(error.span.start));
     }

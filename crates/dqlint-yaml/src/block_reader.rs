@@ -41,7 +41,11 @@ pub struct ReadDocument {
 /// Reads the document `span` of `text` (a `---` line, if any, first).
 pub fn read_document(text: &str, span: Range<usize>) -> Option<ReadDocument> {
     let source = &text[span.clone()];
-    if source.contains(['\r', '\t']) {
+    // Control characters (a NUL ends tree-sitter's input, YAML forbids the
+    // rest) and unusual line breaks are tree-sitter's business.
+    if source.bytes().any(|b| (b < 0x20 && b != b'\n') || b == 0x7f)
+        || source.contains(['\u{85}', '\u{2028}', '\u{2029}', '\u{feff}'])
+    {
         return None;
     }
     let mut lines = Vec::with_capacity(source.bytes().filter(|b| *b == b'\n').count() + 1);
@@ -125,6 +129,16 @@ impl<'a> Reader<'a> {
                 }
                 self.at = 1;
             }
+        }
+        // A later line at column 0 that starts like a marker or directive
+        // (`---x`, `...`, `%`) is tree-sitter's to read: as content, not as
+        // the end of the document.
+        let marker_like = (self.at..self.lines.len()).any(|i| {
+            let body = self.line_text(i);
+            body.starts_with("...") || body.starts_with("---") || body.starts_with('%')
+        });
+        if marker_like {
+            return None;
         }
         let Some(first) = self.next_content() else { return Some(None) };
         let indent = self.lines[first].indent;

@@ -173,7 +173,9 @@ fn parse_with(text: &str, fast: bool) -> YamlFile {
     let mut parser: Option<tree_sitter::Parser> = None;
     let mut file = YamlFile { documents: Vec::new(), errors: Vec::new(), comments: Vec::new() };
     for span in document_spans(text) {
-        if fast {
+        // The depth guard speaks for both readers: a document it refuses is
+        // refused whichever reader would have read it.
+        if fast && too_deep(&text[span.clone()]).is_none() {
             if let Some(read) = crate::block_reader::read_document(text, span.clone()) {
                 file.comments.extend(read.comments);
                 let document = Document { span, root: read.root, broken: false, duplicate_keys: read.duplicate_keys };

@@ -1,5 +1,6 @@
 //! Inputs the fuzzer (`fuzz/`, target `yaml`) once broke, replayed on every
-//! test run: spans must stay on character boundaries inside the text.
+//! test run: spans must stay on character boundaries inside the text, and
+//! the fast line reader must read what tree-sitter reads.
 
 use dqlint_yaml::{parse, Node, NodeKind};
 
@@ -23,6 +24,13 @@ fn check_text(text: &str) {
             check(text, root);
         }
     }
+    // The fast line reader agrees with tree-sitter (it once took `---x` for
+    // a document end, read past a NUL, and skipped the depth guard).
+    let reference = dqlint_yaml::tree::parse_tree_sitter_only(text);
+    assert_eq!(file.errors, reference.errors);
+    assert_eq!(file.comments, reference.comments);
+    let roots = |f: &dqlint_yaml::YamlFile| f.documents.iter().map(|d| d.root.clone()).collect::<Vec<_>>();
+    assert_eq!(roots(&file), roots(&reference));
 }
 
 /// Blanking a broken line used to replace each character with one space,
