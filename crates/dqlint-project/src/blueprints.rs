@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::flowgroup::{scan_variables, Problem, ProblemKind};
+use crate::flowgroup::{substitute_in, Problem, ProblemKind};
 use crate::value::{FileId, Origin, Value, ValueKind, Via};
 
 #[derive(Clone, Debug)]
@@ -176,7 +176,7 @@ pub fn expand(instance: &Value, blueprints: &HashMap<String, Blueprint>, problem
             }
             let mut stamped = spec.clone();
             let mut leftover: Vec<(String, Origin)> = Vec::new();
-            stamp(&mut stamped, &values, &mut leftover);
+            substitute_in(&mut stamped, &values, &mut leftover);
             // `%{x}` still there is an error (LHP-VAL-055): once per name.
             let mut reported: Vec<&str> = Vec::new();
             for (variable, origin) in &leftover {
@@ -198,31 +198,4 @@ pub fn expand(instance: &Value, blueprints: &HashMap<String, Blueprint>, problem
             stamped
         })
         .collect()
-}
-
-/// Replaces the parameters in every string of `value`; collects the
-/// `%{name}` references left over.
-fn stamp(value: &mut Value, parameters: &HashMap<String, String>, leftover: &mut Vec<(String, Origin)>) {
-    match &mut value.kind {
-        ValueKind::Str(text) if text.contains("%{") => {
-            let mut out = String::with_capacity(text.len());
-            let mut last = 0;
-            for (variable, range) in scan_variables(text) {
-                out.push_str(&text[last..range.start]);
-                match parameters.get(&variable) {
-                    Some(replacement) => out.push_str(replacement),
-                    None => {
-                        out.push_str(&text[range.clone()]);
-                        leftover.push((variable, value.origin.clone()));
-                    }
-                }
-                last = range.end;
-            }
-            out.push_str(&text[last..]);
-            *text = out;
-        }
-        ValueKind::Map(entries) => entries.iter_mut().for_each(|e| stamp(&mut e.value, parameters, leftover)),
-        ValueKind::Seq(items) => items.iter_mut().for_each(|v| stamp(v, parameters, leftover)),
-        _ => {}
-    }
 }

@@ -323,7 +323,9 @@ fn apply_variables(doc: &mut Value, problems: &mut Vec<Problem>) {
     }
 }
 
-fn substitute_in(value: &mut Value, vars: &HashMap<String, String>, undefined: &mut Vec<(String, Origin)>) {
+/// Replaces `%{name}` in every string of `value` from `vars`; collects the
+/// names left over, with where they stand.
+pub(crate) fn substitute_in(value: &mut Value, vars: &HashMap<String, String>, undefined: &mut Vec<(String, Origin)>) {
     match &mut value.kind {
         ValueKind::Str(s) => {
             if s.contains("%{") {
