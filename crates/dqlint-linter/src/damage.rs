@@ -73,11 +73,9 @@ fn lines_of(text: &str, within: &Range<usize>) -> Vec<Line> {
     for raw in slice.split_inclusive('\n') {
         let end = start + raw.len();
         let body = raw.trim_end_matches(['\n', '\r']);
-        // Tabs count as indentation here, eight columns each (YAML forbids
-        // them, which is often the very error): a tab-indented line is
-        // nested, not top-level.
+        // The YAML recovery's measure: a tab-indented line is nested.
         let content = body.trim_start_matches([' ', '\t']);
-        let indent: usize = body[..body.len() - content.len()].chars().map(|c| if c == '\t' { 8 } else { 1 }).sum();
+        let indent = dqlint_yaml::lines::indent_width(body);
         lines.push(Line {
             start,
             end,

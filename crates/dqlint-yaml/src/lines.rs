@@ -84,6 +84,14 @@ impl LineIndex {
     }
 }
 
+/// Columns of a line's leading indentation, a tab counting eight. YAML
+/// forbids tabs there, which is often the very error being recovered from:
+/// counting one deep keeps a tab-indented line nested, not top-level.
+pub fn indent_width(line: &str) -> usize {
+    let body = line.trim_start_matches([' ', '\t']);
+    line[..line.len() - body.len()].chars().map(|c| if c == '\t' { 8 } else { 1 }).sum()
+}
+
 pub fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
     while offset > 0 && !text.is_char_boundary(offset) {
         offset -= 1;

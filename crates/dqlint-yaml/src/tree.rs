@@ -448,12 +448,9 @@ fn next_content_line(source: &str, from: usize) -> Option<&str> {
 
 /// End of the lines after `line` that are indented deeper than it.
 fn nested_block_end(source: &str, line: Range<usize>) -> usize {
-    // A tab counts eight columns: a tab-indented broken line is nested, and
-    // must not take the less indented lines after it down with it.
-    let indent_of = |l: &str| -> usize {
-        let body = l.trim_start_matches([' ', '\t']);
-        l[..l.len() - body.len()].chars().map(|c| if c == '\t' { 8 } else { 1 }).sum()
-    };
+    // A tab-indented broken line is nested: it must not take the less
+    // indented lines after it down with it.
+    let indent_of = crate::lines::indent_width;
     let own = indent_of(&source[line.clone()]);
     let mut end = line.end;
     for next in source[line.end..].split_inclusive('\n') {
