@@ -113,9 +113,17 @@ pub fn directives(file: &SourceFile) -> Vec<Directive> {
     if file.read_error.is_some() || !file.text.contains("dqlint:") {
         return Vec::new();
     }
-    // A SQL file's leading comments may include a `/* ... */` header.
-    let blocks = if file.kind == FileKind::Sql { dqlint_sql::block_comments(&file.text) } else { Vec::new() };
-    directives_in(file.id, &file.text, &file.lines, comments(file), &blocks)
+    directives_in(file.id, &file.text, &file.lines, comments(file), &header_comments(file.kind, &file.text))
+}
+
+/// Block comments that count as leading comments: a SQL file's
+/// `/* ... */` licence header.
+fn header_comments(kind: FileKind, text: &str) -> Vec<Range<usize>> {
+    if kind == FileKind::Sql {
+        dqlint_sql::block_comments(text)
+    } else {
+        Vec::new()
+    }
 }
 
 fn directives_in(
@@ -411,8 +419,7 @@ fn edit_works(file: &SourceFile, edit: &Edit, scope: Scope, rule: &RuleMeta) -> 
         }
         parsed.comments
     };
-    let blocks = if file.kind == FileKind::Sql { dqlint_sql::block_comments(&edited) } else { Vec::new() };
-    directives_in(file.id, &edited, &LineIndex::new(&edited), comments, &blocks)
+    directives_in(file.id, &edited, &LineIndex::new(&edited), comments, &header_comments(file.kind, &edited))
         .iter()
         .any(|d| {
             d.problem.is_none() && d.scope == scope && d.entries.iter().any(|e| e.covers(rule))

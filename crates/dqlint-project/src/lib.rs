@@ -111,6 +111,12 @@ impl Project {
         self.files.iter().find(|f| f.path == path)
     }
 
+    /// Every problem met while building the model: the flowgroups' and the
+    /// project-wide ones (blueprint and preset files).
+    pub fn all_problems(&self) -> impl Iterator<Item = &Problem> {
+        self.flowgroups.iter().flat_map(|fg| fg.problems.iter()).chain(&self.problems)
+    }
+
     /// Every action of every flowgroup, with its flowgroup.
     pub fn actions(&self) -> impl Iterator<Item = (&Flowgroup, &Action)> {
         self.flowgroups.iter().flat_map(|fg| fg.actions.iter().map(move |a| (fg, a)))

@@ -54,11 +54,8 @@ use crate::registry::rule;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ002");
-    let problems = ctx.project.flowgroups.iter().flat_map(|fg| fg.problems.iter()).chain(&ctx.project.problems);
-    {
-        for p in problems.filter(|p| p.kind == ProblemKind::Structure) {
-            out.push(Diagnostic::new(me, &p.origin, p.message.clone()));
-        }
+    for p in ctx.project.all_problems().filter(|p| p.kind == ProblemKind::Structure) {
+        out.push(Diagnostic::new(me, &p.origin, p.message.clone()));
     }
     for (_, action) in ctx.dq_actions() {
         if let Some(q) = action.get("quarantine") {

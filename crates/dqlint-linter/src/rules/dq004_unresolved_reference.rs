@@ -91,8 +91,7 @@ const KINDS: [ProblemKind; 4] = [
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ004");
-    let problems = ctx.project.flowgroups.iter().flat_map(|fg| fg.problems.iter()).chain(ctx.project.problems.iter());
-    for p in problems.filter(|p| KINDS.contains(&p.kind)) {
+    for p in ctx.project.all_problems().filter(|p| KINDS.contains(&p.kind)) {
         out.push(Diagnostic::new(me, &p.origin, p.message.clone()));
     }
 }
