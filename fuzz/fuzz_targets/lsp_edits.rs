@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use dqlint_linter::{lint_configured, Config, Diagnostic, Selection};
-use dqlint_lsp::incremental::relint;
+use dqlint_lsp::incremental::{describe, relint};
 use dqlint_project::{FileKind, LoadOptions, Overlay, Project};
 use dqlint_yaml::LineIndex;
 use libfuzzer_sys::fuzz_target;
@@ -25,6 +25,7 @@ struct Base {
     root: PathBuf,
     config: Config,
     project: Project,
+    had_findings: std::collections::HashSet<dqlint_project::FileId>,
 }
 
 fn bases() -> &'static Vec<Base> {
@@ -37,27 +38,16 @@ fn bases() -> &'static Vec<Base> {
                 let root = std::fs::canonicalize(fixtures.join(rel)).expect("the fixture exists");
                 let config = Config::discover(&root, None).expect("the fixture's config");
                 let project = Project::load(&root, &config.load_options(&[])).expect("the fixture loads");
-                Base { root, config, project }
+                let had_findings = lint_configured(&project, &config, &Selection::default())
+                    .iter()
+                    .map(|f| f.primary.file)
+                    .collect();
+                Base { root, config, project, had_findings }
             })
             .collect()
     })
 }
 
-fn describe(project: &Project, d: &Diagnostic) -> String {
-    let rel = |id| project.file(id).rel.clone();
-    let related: Vec<String> =
-        d.related.iter().map(|r| format!("{}@{:?}: {}", rel(r.location.file), r.location.span, r.message)).collect();
-    format!(
-        "{} {:?} {}@{:?}: {} envs={:?} related={related:?} fix={:?}",
-        d.rule.code,
-        d.severity,
-        rel(d.primary.file),
-        d.primary.span,
-        d.message,
-        d.envs,
-        d.fix.as_ref().map(|f| (&f.description, f.edits.len())),
-    )
-}
 
 fn findings_in(project: &Project, findings: &[Diagnostic], file: &str) -> Vec<String> {
     findings.iter().filter(|d| project.file(d.primary.file).rel == file).map(|d| describe(project, d)).collect()
@@ -90,7 +80,7 @@ fuzz_target!(|data: &[u8]| {
     let new_text: Arc<str> = Arc::from(text);
     let selection = Selection::default();
     let edits = HashMap::from([(file.id, new_text.clone())]);
-    let Ok(quick) = relint(&base.project, file.id, &edits, &base.config, &selection) else { return };
+    let Ok(quick) = relint(&base.project, file.id, &edits, &base.config, &selection, &|id| base.had_findings.contains(&id)) else { return };
     let overlay: Overlay = HashMap::from([(file.path.clone(), new_text)]);
     let fresh = Project::load(&base.root, &LoadOptions { overlay, ..base.config.load_options(&[]) }).unwrap();
     let fresh_findings = lint_configured(&fresh, &base.config, &selection);

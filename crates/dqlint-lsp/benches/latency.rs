@@ -176,6 +176,11 @@ async fn main() {
     // The server's work per keystroke alone (no JSON-RPC, no scheduling):
     // the quick re-lint of the edited file on the loaded project.
     let loaded = Project::load(&root, &LoadOptions::default()).unwrap();
+    let had_findings: std::collections::HashSet<_> =
+        dqlint_linter::lint_configured(&loaded, &Config::default(), &Selection::default())
+            .iter()
+            .map(|f| f.primary.file)
+            .collect();
     let id = loaded.file_by_path(&flowgroup).unwrap().id;
     let (start, end) = locate(&text, at);
     let edited: Arc<str> = Arc::from(format!("{}{}", &text[..start], &text[end..]));
@@ -194,6 +199,7 @@ async fn main() {
                 &edits,
                 &Config::default(),
                 &Selection::default(),
+                &|id| had_findings.contains(&id),
             )
             .unwrap();
             std::hint::black_box(relinted.findings.len());

@@ -3,28 +3,44 @@
 //!
 //! A full re-load of a 2,800-flowgroup project takes seconds; a keystroke
 //! must show its findings in milliseconds. So after each edit the server
-//! lints a [`Project::slice`] of the last full load ([`relint`]) and
-//! publishes the findings of the *focus* files, then re-loads the whole
-//! project once typing pauses, which publishes whatever else changed
-//! (a template's findings, a token used everywhere). The focus is chosen so
-//! that the slice holds every flowgroup its findings depend on:
+//! lints a [`Project::slice`] of the last model ([`relint`]) and publishes
+//! the findings of the *focus* files, and only those: every other file's
+//! findings cannot have changed. The focus, and the flowgroups the slice
+//! keeps so that the focus findings are exact:
 //!
-//! | edited file | focus (findings recomputed) | flowgroups in the slice |
-//! |---|---|---|
-//! | flowgroup | the file; with quarantine actions before or after the edit, also every file with quarantine actions and every `.sql` file (DQ4xx, DQ5xx) | its own, those with quarantine actions |
-//! | expectations | the file and the flowgroup files using it | the users, those with quarantine actions |
-//! | `.sql` | every `.sql` file and every file with quarantine actions | those with quarantine actions |
+//! | edited file | focus (findings recomputed) |
+//! |---|---|
+//! | flowgroup | the file |
+//! | template, preset, blueprint | the file, its siblings of the same kind, and the flowgroup files built from it |
+//! | substitutions | every substitutions file, and every file using a token whose value changed (with the flowgroups built from such a template, preset or blueprint) |
+//! | expectations | the file |
+//! | `config/pipeline_config.yaml`, `.sql` | the file, and the DDL group below |
 //!
-//! Cross-flowgroup rules only compare quarantine actions (DQ501-DQ503), and
-//! the DDL rules only look at DLQs named by quarantine actions: keeping those
-//! flowgroups is what makes the slice exact. The `slice_equivalence` test
-//! checks it for every file of every fixture project.
+//! and then, for every kind:
+//! - the expectations files those flowgroups read before or after the edit,
+//!   with every flowgroup file reading them (DQ2xx findings in an
+//!   expectations file depend on all its users);
+//! - with a quarantine action among those flowgroups before or after the
+//!   edit, every file with quarantine actions and every `.sql` file (the
+//!   cross-flowgroup rules DQ501-DQ503 and the DDL rules DQ4xx only look at
+//!   quarantine actions);
+//! - a template, preset or blueprint those flowgroups are built from, with
+//!   all its users, when it has findings before or after the edit: findings
+//!   in it are shared by every flowgroup built from it.
+//!
+//! The slice keeps the flowgroups of the focus files and those with
+//! quarantine actions. Only `lhp.yaml` has no slice (the caller re-loads).
+//! The `slice_equivalence` test checks, for every file of every fixture
+//! project, that the focus findings equal a fresh lint and that no other
+//! file's findings change.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use dqlint_linter::{Config, Diagnostic as Finding, Selection};
-use dqlint_project::{envs_or_none, normalize_rel, FileId, FileKind, Flowgroup, NoSlice, Project};
+use dqlint_project::{
+    envs_or_none, normalize_rel, Env, FileId, FileKind, Flowgroup, NoSlice, Project, Value,
+};
 
 /// The findings of the focus files, computed on a slice.
 pub struct Relint {
@@ -38,82 +54,205 @@ pub struct Relint {
 
 /// Re-lints what an edit of `edited` affects. `edits` holds the new text of
 /// every file that differs from `base` (the edited one included, or not if
-/// it is unchanged).
+/// it is unchanged); `had_findings` tells which files of `base` had
+/// findings.
 pub fn relint(
     base: &Project,
     edited: FileId,
     edits: &HashMap<FileId, Arc<str>>,
     config: &Config,
     selection: &Selection,
+    had_findings: &dyn Fn(FileId) -> bool,
 ) -> Result<Relint, NoSlice> {
     let kind = base
         .files
         .get(edited.0 as usize)
         .map(|f| f.kind)
         .ok_or_else(|| NoSlice::UnknownFile(format!("file #{}", edited.0)))?;
-    let rel = expectations_rel(base, edited);
-    let keep = |fg: &Flowgroup| {
-        has_quarantine(fg)
-            || match kind {
-                FileKind::Flowgroup => fg.file == edited,
-                FileKind::Expectations => rel.as_deref().is_some_and(|rel| uses(base, fg, rel)),
-                _ => false,
-            }
+    if kind == FileKind::ProjectConfig {
+        return Err(NoSlice::LibraryChanged(base.file(edited).rel.clone()));
+    }
+    let text_of = |id: FileId| -> Arc<str> {
+        edits
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| base.file(id).text.clone())
     };
-    let project = base.slice(edits, &keep)?;
 
-    let mut focus: BTreeSet<FileId> = BTreeSet::from([edited]);
-    let quarantine_files = |p: &Project| -> Vec<FileId> {
-        p.flowgroups
-            .iter()
-            .filter(|fg| has_quarantine(fg))
-            .map(|fg| fg.file)
-            .collect()
-    };
-    let sql_files = project
-        .files
-        .iter()
-        .filter(|f| f.kind == FileKind::Sql)
-        .map(|f| f.id);
+    // What the edit reaches directly: flowgroup files whose flowgroups (or
+    // their resolution) change, other files whose findings it can change,
+    // expectations files whose users must all be present.
+    let mut reached: BTreeSet<FileId> = BTreeSet::new();
+    let mut also: BTreeSet<FileId> = BTreeSet::from([edited]);
+    let mut quarantine_wide = false;
+    let mut envs: Vec<Env> = envs_or_none(&base.envs);
     match kind {
         FileKind::Flowgroup => {
-            let involved = |p: &Project| {
-                p.flowgroups
+            reached.insert(edited);
+        }
+        FileKind::Template | FileKind::Preset | FileKind::Blueprint => {
+            let only: HashMap<FileId, Arc<str>> = HashMap::from([(edited, text_of(edited))]);
+            reached.extend(base.rebuilt_by(&only));
+            // Findings about the library itself (a duplicate blueprint
+            // name, a preset without `name:`) sit in its sibling files.
+            also.extend(base.files.iter().filter(|f| f.kind == kind).map(|f| f.id));
+        }
+        FileKind::Substitutions => {
+            also.extend(
+                base.files
                     .iter()
-                    .any(|fg| fg.file == edited && has_quarantine(fg))
+                    .filter(|f| f.kind == FileKind::Substitutions)
+                    .map(|f| f.id),
+            );
+            let new_envs = envs_after(base, edited, &text_of(edited));
+            let users = match changed_tokens(&base.envs, &new_envs) {
+                Some(tokens) => token_users(base, &tokens, &text_of),
+                None => base.files.iter().map(|f| f.id).collect(),
             };
-            if involved(base) || involved(&project) {
-                focus.extend(quarantine_files(&project));
-                focus.extend(sql_files);
-            }
+            reached.extend(flowgroups_fed_by(base, &users));
+            also.extend(users);
+            envs.extend(envs_or_none(&new_envs));
         }
-        FileKind::Expectations => {
-            if let Some(rel) = &rel {
-                focus.extend(
-                    project
-                        .flowgroups
-                        .iter()
-                        .filter(|fg| uses(&project, fg, rel))
-                        .map(|fg| fg.file),
-                );
-            }
+        FileKind::PipelineConfig | FileKind::Sql => quarantine_wide = true,
+        FileKind::Expectations | FileKind::ProjectConfig => {}
+    }
+    if also
+        .iter()
+        .any(|id| base.file(*id).kind == FileKind::Sql)
+    {
+        quarantine_wide = true;
+    }
+    // Expectations files whose findings the edit can change, before it
+    // (here) and after it (from the changed flowgroups, below).
+    let mut expectations: BTreeSet<String> = expectations_rel(base, edited).into_iter().collect();
+    for fg in base.flowgroups.iter().filter(|fg| reached.contains(&fg.file)) {
+        expectations.extend(expectations_read(fg, &envs));
+    }
+    for (rel, set) in &base.expectations {
+        if also.contains(&set.file) {
+            expectations.insert(rel.clone());
         }
-        FileKind::Sql => {
-            focus.extend(quarantine_files(&project));
-            focus.extend(sql_files);
-        }
-        _ => {}
     }
 
-    let findings = dqlint_linter::lint_configured(&project, config, selection)
-        .into_iter()
-        .filter(|f| focus.contains(&f.primary.file))
+    // Lint a slice holding what those findings depend on; a library file
+    // (template, preset, blueprint) the reached flowgroups are built from
+    // joins the focus, with all its users, when it has findings before or
+    // after the edit: they are shared by every flowgroup built from it.
+    let mut library: BTreeSet<FileId> = BTreeSet::new();
+    loop {
+        let library_users = base.rebuilt_by(
+            &library
+                .iter()
+                .map(|id| (*id, text_of(*id)))
+                .collect::<HashMap<_, _>>(),
+        );
+        let fresh_expectations: std::cell::OnceCell<BTreeSet<String>> = Default::default();
+        let keep = |fg: &Flowgroup, fresh: &[Flowgroup]| {
+            if has_quarantine(fg) || reached.contains(&fg.file) || library_users.contains(&fg.file) {
+                return true;
+            }
+            let after = fresh_expectations.get_or_init(|| {
+                fresh
+                    .iter()
+                    .filter(|fg| reached.contains(&fg.file))
+                    .flat_map(|fg| expectations_read(fg, &envs))
+                    .collect()
+            });
+            expectations_read(fg, &envs)
+                .iter()
+                .any(|rel| expectations.contains(rel) || after.contains(rel))
+        };
+        let project = base.slice(edits, &keep)?;
+
+        let mut focus: BTreeSet<FileId> = also.clone();
+        focus.extend(reached.iter().copied());
+        focus.extend(library.iter().copied());
+        let reached_fgs = || {
+            base.flowgroups
+                .iter()
+                .chain(&project.flowgroups)
+                .filter(|fg| reached.contains(&fg.file) || library_users.contains(&fg.file))
+        };
+        let mut read: BTreeSet<String> = expectations.clone();
+        read.extend(reached_fgs().flat_map(|fg| expectations_read(fg, &envs)));
+        for rel in &read {
+            if let Some(set) = project.expectations.get(rel).or(base.expectations.get(rel)) {
+                focus.insert(set.file);
+            }
+            focus.extend(
+                project
+                    .flowgroups
+                    .iter()
+                    .filter(|fg| expectations_read(fg, &envs).contains(rel))
+                    .map(|fg| fg.file),
+            );
+        }
+        let quarantine_involved = quarantine_wide || reached_fgs().any(has_quarantine);
+        if quarantine_involved {
+            focus.extend(
+                project
+                    .flowgroups
+                    .iter()
+                    .chain(&base.flowgroups)
+                    .filter(|fg| has_quarantine(fg))
+                    .map(|fg| fg.file),
+            );
+            focus.extend(
+                project
+                    .files
+                    .iter()
+                    .filter(|f| f.kind == FileKind::Sql)
+                    .map(|f| f.id),
+            );
+        }
+        let builds: BTreeSet<FileId> = reached_fgs()
+            .flat_map(|fg| library_files_of(base, &project, fg))
+            .collect();
+
+        let findings: Vec<Finding> = dqlint_linter::lint_configured(&project, config, selection);
+        let shared: BTreeSet<FileId> = builds
+            .iter()
+            .filter(|id| !library.contains(id))
+            .filter(|id| had_findings(**id) || findings.iter().any(|f| f.primary.file == **id))
+            .copied()
+            .collect();
+        if !shared.is_empty() {
+            library.extend(shared);
+            continue;
+        }
+        let findings = findings
+            .into_iter()
+            .filter(|f| focus.contains(&f.primary.file))
+            .collect();
+        return Ok(Relint {
+            project,
+            focus,
+            findings,
+        });
+    }
+}
+
+/// A finding as one line of text with its files named by path, so the
+/// results of two loads (which may number files differently) compare equal
+/// when they report the same thing. The equivalence tests and the
+/// `lsp_edits` fuzz target compare with it.
+pub fn describe(project: &Project, finding: &Finding) -> String {
+    let rel = |id| project.file(id).rel.clone();
+    let related: Vec<String> = finding
+        .related
+        .iter()
+        .map(|r| format!("{}@{:?}: {}", rel(r.location.file), r.location.span, r.message))
         .collect();
-    Ok(Relint {
-        project,
-        focus,
-        findings,
-    })
+    format!(
+        "{} {:?} {}@{:?}: {} envs={:?} related={related:?} fix={:?}",
+        finding.rule.code,
+        finding.severity,
+        rel(finding.primary.file),
+        finding.primary.span,
+        finding.message,
+        finding.envs,
+        finding.fix.as_ref().map(|f| (&f.description, f.edits.len())),
+    )
 }
 
 fn has_quarantine(fg: &Flowgroup) -> bool {
@@ -129,16 +268,123 @@ fn expectations_rel(project: &Project, file: FileId) -> Option<String> {
         .map(|(rel, _)| rel.clone())
 }
 
-/// Whether a data_quality action of `fg` reads the expectations file `rel`
-/// in some environment (as the engine pairs them).
-fn uses(project: &Project, fg: &Flowgroup, rel: &str) -> bool {
-    let envs = envs_or_none(&project.envs);
-    fg.actions.iter().filter(|a| a.is_data_quality()).any(|a| {
-        a.get_str("expectations_file").is_some_and(|path| {
-            envs.iter().any(|env| {
+/// The expectations files the data_quality actions of `fg` read in `envs`
+/// (as the engine pairs them).
+fn expectations_read(fg: &Flowgroup, envs: &[Env]) -> BTreeSet<String> {
+    fg.actions
+        .iter()
+        .filter(|a| a.is_data_quality())
+        .filter_map(|a| a.get_str("expectations_file"))
+        .flat_map(|path| {
+            envs.iter().filter_map(move |env| {
                 let resolved = env.resolve(path);
-                resolved.unresolved.is_empty() && normalize_rel(&resolved.text) == rel
+                resolved
+                    .unresolved
+                    .is_empty()
+                    .then(|| normalize_rel(&resolved.text))
             })
         })
-    })
+        .collect()
+}
+
+/// The template, preset and blueprint files `fg` is built from, before
+/// (`base`) or after (`slice`) the edit.
+fn library_files_of(base: &Project, slice: &Project, fg: &Flowgroup) -> Vec<FileId> {
+    let mut out = Vec::new();
+    for project in [base, slice] {
+        if let Some((name, _)) = &fg.template {
+            out.extend(project.templates.get(name).map(|t| t.file));
+        }
+        for (name, _) in &fg.presets {
+            let mut next = Some(name.as_str());
+            let mut seen = 0;
+            while let Some(preset) = next.and_then(|n| project.presets.get(n)) {
+                out.push(preset.file);
+                next = preset.extends.as_deref();
+                seen += 1;
+                if seen > project.presets.len() {
+                    break;
+                }
+            }
+        }
+    }
+    if base.file(fg.file).text.contains("use_blueprint") {
+        out.extend(
+            base.files
+                .iter()
+                .filter(|f| f.kind == FileKind::Blueprint)
+                .map(|f| f.id),
+        );
+    }
+    out
+}
+
+/// The environments after the substitutions file `edited` reads `text`.
+fn envs_after(base: &Project, edited: FileId, text: &str) -> Vec<Env> {
+    let yaml = dqlint_yaml::parse(text);
+    let root = yaml
+        .documents
+        .iter()
+        .find_map(|d| d.root.as_ref())
+        .map(|node| Value::from_node(node, edited));
+    base.envs
+        .iter()
+        .map(|env| match env.file {
+            Some(id) if id == edited => Env::from_file(&env.name, id, root.as_ref()),
+            _ => env.clone(),
+        })
+        .collect()
+}
+
+/// The tokens whose value changed between two readings of the
+/// environments; `None` when more than token values changed (secret scopes).
+fn changed_tokens(before: &[Env], after: &[Env]) -> Option<BTreeSet<String>> {
+    let mut out = BTreeSet::new();
+    for (old, new) in before.iter().zip(after) {
+        if old.default_secret_scope != new.default_secret_scope
+            || old.secret_scopes != new.secret_scopes
+        {
+            return None;
+        }
+        for name in old.tokens.keys().chain(new.tokens.keys()) {
+            let value = |env: &Env| env.tokens.get(name).map(|t| t.value.clone());
+            if value(old) != value(new) {
+                out.insert(name.clone());
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The files whose text uses one of `tokens` (`${name}` or `{name}`).
+fn token_users(
+    base: &Project,
+    tokens: &BTreeSet<String>,
+    text_of: &dyn Fn(FileId) -> Arc<str>,
+) -> BTreeSet<FileId> {
+    let needles: Vec<String> = tokens.iter().map(|t| format!("{{{t}}}")).collect();
+    base.files
+        .iter()
+        .filter(|f| f.kind != FileKind::Substitutions)
+        .filter(|f| {
+            let text = text_of(f.id);
+            needles.iter().any(|n| text.contains(n.as_str()))
+        })
+        .map(|f| f.id)
+        .collect()
+}
+
+/// The flowgroup files among `files`, and those whose flowgroups are built
+/// from a template, preset or blueprint among them.
+fn flowgroups_fed_by(base: &Project, files: &BTreeSet<FileId>) -> BTreeSet<FileId> {
+    base.flowgroups
+        .iter()
+        .filter(|fg| {
+            files.contains(&fg.file)
+                || library_files_of(base, base, fg)
+                    .iter()
+                    .any(|id| files.contains(id))
+        })
+        .map(|fg| fg.file)
+        .collect()
 }

@@ -5,7 +5,7 @@
 //! changes pause, debounced. Findings are published per file, only when
 //! they change.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -448,12 +448,15 @@ impl Workspace {
         let task_base = base.clone();
         let outcome = tokio::task::spawn_blocking(move || {
             catch_unwind(AssertUnwindSafe(|| {
+                let had_findings: HashSet<FileId> =
+                    task_base.findings.iter().map(|f| f.primary.file).collect();
                 crate::incremental::relint(
                     &task_base.project,
                     edited,
                     &edits,
                     &task_base.config,
                     &selection,
+                    &|id| had_findings.contains(&id),
                 )
             }))
         })

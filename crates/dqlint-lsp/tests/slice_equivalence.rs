@@ -1,15 +1,19 @@
-//! The quick re-lint is exact: for every flowgroup, expectations and `.sql`
-//! file of every fixture project, the findings [`relint`] computes for its
-//! focus files equal those of a fresh `Project::load` + `lint` of the same
-//! text, both for the file as it is and after deleting one of its lines
-//! (which breaks YAML, drops keys, changes DLQ names...).
+//! The quick re-lint is exact and complete: for every file of every fixture
+//! project but `lhp.yaml` (flowgroups, templates, presets, blueprints,
+//! substitutions, pipeline_config, expectations, `.sql`), both as it is and
+//! after deleting one of its lines (which breaks YAML, drops keys and
+//! tokens, changes DLQ names...):
+//! - the findings [`relint`] computes for its focus files equal those of a
+//!   fresh `Project::load` + `lint` of the same text, and
+//! - every other file's findings are the same before and after the edit,
+//!   so re-linting only the focus leaves nothing stale.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use dqlint_linter::{Config, Diagnostic, Selection};
-use dqlint_lsp::incremental::relint;
+use dqlint_lsp::incremental::{describe, relint};
 use dqlint_project::{FileKind, LoadOptions, Overlay, Project};
 
 fn fixture_projects() -> Vec<PathBuf> {
@@ -80,35 +84,6 @@ fn configured_showcase() -> tempfile::TempDir {
     dir
 }
 
-/// A finding as text, with files named by path: the slice and a fresh load
-/// may number files differently.
-fn describe(project: &Project, d: &Diagnostic) -> String {
-    let rel = |id| project.file(id).rel.clone();
-    let related: Vec<String> = d
-        .related
-        .iter()
-        .map(|r| {
-            format!(
-                "{}@{:?}: {}",
-                rel(r.location.file),
-                r.location.span,
-                r.message
-            )
-        })
-        .collect();
-    format!(
-        "{} {:?} {}@{:?}: {} envs={:?} related={:?} fix={:?}",
-        d.rule.code,
-        d.severity,
-        rel(d.primary.file),
-        d.primary.span,
-        d.message,
-        d.envs,
-        related,
-        d.fix.as_ref().map(|f| (&f.description, f.edits.len())),
-    )
-}
-
 fn findings_in(project: &Project, findings: &[Diagnostic], file: &str) -> Vec<String> {
     findings
         .iter()
@@ -136,6 +111,7 @@ fn check_edit(
     root: &Path,
     config: &Config,
     base: &Project,
+    base_findings: &[Diagnostic],
     rel: &str,
     new_text: Arc<str>,
     failures: &mut Vec<String>,
@@ -143,7 +119,11 @@ fn check_edit(
     let selection = Selection::default();
     let file = base.files.iter().find(|f| f.rel == rel).unwrap();
     let edits = HashMap::from([(file.id, new_text.clone())]);
-    let quick = match relint(base, file.id, &edits, config, &selection) {
+    let had_findings: std::collections::HashSet<_> =
+        base_findings.iter().map(|d| d.primary.file).collect();
+    let quick = match relint(base, file.id, &edits, config, &selection, &|id| {
+        had_findings.contains(&id)
+    }) {
         Ok(quick) => quick,
         Err(e) => {
             failures.push(format!("{}: {rel}: no slice: {e:?}", root.display()));
@@ -175,6 +155,22 @@ fn check_edit(
             ));
         }
     }
+    let files: BTreeSet<String> = fresh
+        .files
+        .iter()
+        .chain(&base.files)
+        .map(|f| f.rel.clone())
+        .collect();
+    for other in files.difference(&focus) {
+        let before = findings_in(base, base_findings, other);
+        let after = findings_in(&fresh, &fresh_findings, other);
+        if before != after {
+            failures.push(format!(
+                "{}: editing {rel} changes the findings of {other}, which the quick re-lint leaves out\n  before: {before:#?}\n  after: {after:#?}",
+                root.display()
+            ));
+        }
+    }
 }
 
 #[test]
@@ -187,21 +183,17 @@ fn slice_findings_equal_a_fresh_lint() {
     for root in roots {
         let config = Config::discover(&root, None).unwrap();
         let base = Project::load(&root, &config.load_options(&[])).unwrap();
+        let base_findings = dqlint_linter::lint_configured(&base, &config, &Selection::default());
         let editable: Vec<(String, Arc<str>)> = base
             .files
             .iter()
-            .filter(|f| {
-                matches!(
-                    f.kind,
-                    FileKind::Flowgroup | FileKind::Expectations | FileKind::Sql
-                )
-            })
+            .filter(|f| f.kind != FileKind::ProjectConfig)
             .map(|f| (f.rel.clone(), f.text.clone()))
             .collect();
         for (i, (rel, text)) in editable.iter().enumerate() {
-            check_edit(&root, &config, &base, rel, text.clone(), &mut failures);
+            check_edit(&root, &config, &base, &base_findings, rel, text.clone(), &mut failures);
             let broken = Arc::from(without_line(text, i * 7 + 3));
-            check_edit(&root, &config, &base, rel, broken, &mut failures);
+            check_edit(&root, &config, &base, &base_findings, rel, broken, &mut failures);
             checked += 1;
         }
     }
@@ -218,24 +210,28 @@ fn slice_findings_equal_a_fresh_lint() {
 }
 
 #[test]
-fn library_edits_need_a_full_load() {
+fn only_an_edit_of_lhp_yaml_needs_a_full_load() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/showcase");
     let base = Project::load(&root, &LoadOptions::default()).unwrap();
-    let substitutions = base
-        .files
-        .iter()
-        .find(|f| f.kind == FileKind::Substitutions)
-        .expect("the showcase has substitutions");
-    let edits = HashMap::from([(substitutions.id, Arc::from("dev: {}\n"))]);
-    let outcome = relint(
-        &base,
-        substitutions.id,
-        &edits,
-        &Config::default(),
-        &Selection::default(),
-    );
+    let relint_of = |kind: FileKind, text: &str| {
+        let file = base.files.iter().find(|f| f.kind == kind).unwrap();
+        let edits = HashMap::from([(file.id, Arc::from(text))]);
+        relint(
+            &base,
+            file.id,
+            &edits,
+            &Config::default(),
+            &Selection::default(),
+            &|_| true,
+        )
+    };
     assert!(matches!(
-        outcome,
+        relint_of(FileKind::ProjectConfig, "name: renamed\n"),
         Err(dqlint_project::NoSlice::LibraryChanged(_))
     ));
+    let substitutions = relint_of(FileKind::Substitutions, "dev: {}\n").unwrap();
+    assert!(
+        substitutions.focus.len() > 1,
+        "emptying the substitutions re-lints the files using its tokens"
+    );
 }

@@ -1,20 +1,21 @@
 //! Project slices: what the language server lints after a keystroke.
 //!
 //! [`Project::load`] reads and parses every file of the project (seconds on
-//! a 2,800-flowgroup project). After an edit to a flowgroup, expectations or
-//! `.sql` file, the server instead builds a [`Project::slice`] of the last
-//! loaded project: the edited files are re-parsed and re-interpreted, the
-//! flowgroups are cut down to the ones the wanted findings can depend on, and
-//! every other file becomes a cheap stand-in (its path and text, no tree).
-//! Linting the slice gives, for the files the caller asked about, the same
-//! findings as linting a fresh load; `dqlint-lsp`'s `slice_equivalence` test
-//! pins that over every fixture project.
+//! a 2,800-flowgroup project). After an edit, the server instead builds a
+//! [`Project::slice`] of the last loaded project: the edited files are
+//! re-parsed and re-interpreted (templates, presets, blueprints and
+//! environments re-read, and the flowgroups built from an edited template,
+//! preset or blueprint rebuilt), the flowgroups are cut down to the ones the
+//! wanted findings can depend on, and every other flowgroup file becomes a
+//! cheap stand-in (its path, no text or tree). Linting the slice gives, for
+//! the files the caller asked about, the same findings as linting a fresh
+//! load; `dqlint-lsp`'s `slice_equivalence` test pins that over every file
+//! of every fixture project.
 //!
-//! An edit to anything the flowgroups are built from (lhp.yaml, templates,
-//! presets, blueprints, substitutions, pipeline_config) changes every
-//! flowgroup: no slice then, the caller re-loads.
+//! Only an edit to `lhp.yaml` has no slice: it decides which files the
+//! project has (`include`, `blueprint_include`), so the caller re-loads.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -22,36 +23,45 @@ use crate::blueprints::{self, Blueprint};
 use crate::files::{self, FileKind, Overlay, SourceFile};
 use crate::flowgroup::{self, Flowgroup, Problem, ProblemKind};
 use crate::value::{FileId, Origin, Value, ValueKind};
-use crate::{envs_or_none, expectations, normalize_rel, resolve_project_path, Project};
+use crate::{Env, ExpectationSet, Preset, Project};
 
 /// Why no slice could be made; the caller falls back to [`Project::load`].
 #[derive(Debug, PartialEq, Eq)]
 pub enum NoSlice {
-    /// An edited file is one the flowgroups are built from.
+    /// An edited file decides what files the project has (`lhp.yaml`).
     LibraryChanged(String),
     /// An edited file is not part of the loaded project (new file).
     UnknownFile(String),
 }
 
 impl Project {
-    /// A copy of this project with `edits` (new texts by file) applied to
-    /// flowgroup, expectations and `.sql` files, holding the flowgroups of
-    /// the flowgroup files in which `keep` accepts at least one flowgroup
-    /// (edited files are judged by their new flowgroups).
+    /// A copy of this project with `edits` (new texts by file) applied,
+    /// holding the flowgroups of the flowgroup files in which `keep` accepts
+    /// at least one flowgroup. `keep` also gets the new flowgroups of every
+    /// edited or rebuilt file, and judges those files by them.
+    ///
+    /// An edit to a template, preset or blueprint rebuilds the flowgroups
+    /// built from it ([`Project::rebuilt_by`]); an edit to a substitutions
+    /// file or `config/pipeline_config.yaml` changes what the rules resolve,
+    /// not the flowgroups. Only `lhp.yaml` (which decides what files the
+    /// project has) refuses a slice.
     ///
     /// Files that neither hold a kept flowgroup nor feed the model (the other
     /// flowgroup files) keep their path and text but lose their parse: rules
     /// then find nothing in them, which is why only the findings of the
     /// files the caller planned for are meaningful.
-    pub fn slice(&self, edits: &HashMap<FileId, Arc<str>>, keep: &dyn Fn(&Flowgroup) -> bool) -> Result<Project, NoSlice> {
+    pub fn slice(
+        &self,
+        edits: &HashMap<FileId, Arc<str>>,
+        keep: &dyn Fn(&Flowgroup, &[Flowgroup]) -> bool,
+    ) -> Result<Project, NoSlice> {
         for id in edits.keys() {
             let file = self.files.get(id.0 as usize).ok_or_else(|| NoSlice::UnknownFile(format!("file #{}", id.0)))?;
-            if !matches!(file.kind, FileKind::Flowgroup | FileKind::Expectations | FileKind::Sql) {
+            if file.kind == FileKind::ProjectConfig {
                 return Err(NoSlice::LibraryChanged(file.rel.clone()));
             }
         }
-        let blueprints = self.blueprints();
-        let library = flowgroup::Library { templates: &self.templates, presets: &self.presets };
+        let edited_kind = |kind: FileKind| edits.keys().any(|id| self.files[id.0 as usize].kind == kind);
 
         let empty: Arc<str> = Arc::from("");
         let mut files: Vec<SourceFile> = self
@@ -63,103 +73,229 @@ impl Project {
                 None => copy(f),
             })
             .collect();
+        let ids_of = |files: &[SourceFile], kind: FileKind| -> Vec<FileId> {
+            files.iter().filter(|f| f.kind == kind).map(|f| f.id).collect()
+        };
 
-        // Flowgroups in file order, as `load` makes them; edited files
-        // replace their old flowgroups in place. A file is kept whole or not
-        // at all: its findings need all its flowgroups.
-        let mut fresh: Vec<(FileId, Vec<Flowgroup>)> = edits
+        // The library, re-read where edited.
+        let templates = if edited_kind(FileKind::Template) {
+            crate::read_templates(&files, &ids_of(&files, FileKind::Template))
+        } else {
+            self.templates.clone()
+        };
+        let presets = if edited_kind(FileKind::Preset) {
+            crate::read_presets(&files, &ids_of(&files, FileKind::Preset))
+        } else {
+            self.presets.clone()
+        };
+        let mut library_problems = Vec::new();
+        let blueprints = blueprints::collect(&files, &ids_of(&files, FileKind::Blueprint), &mut library_problems);
+        let problems = if edited_kind(FileKind::Blueprint) || edited_kind(FileKind::Preset) {
+            library_problems.extend(crate::preset_file_problems(&files, &ids_of(&files, FileKind::Preset)));
+            library_problems
+        } else {
+            self.problems.clone()
+        };
+        let envs: Vec<Env> = self
+            .envs
+            .iter()
+            .map(|env| match env.file {
+                Some(id) if edits.contains_key(&id) => {
+                    Env::from_file(&env.name, id, files[id.0 as usize].first_document().as_ref())
+                }
+                _ => env.clone(),
+            })
+            .collect();
+        let pipeline_config = match self.pipeline_config.file {
+            Some(id) if edits.contains_key(&id) => crate::load_pipeline_config(&files[id.0 as usize]),
+            _ => self.pipeline_config.clone(),
+        };
+        let library = flowgroup::Library { templates: &templates, presets: &presets };
+
+        // Flowgroup files whose flowgroups change: the edited ones and those
+        // built from an edited template, preset or blueprint (read again:
+        // the load released their trees).
+        let rebuilt = self.rebuilt_by_library(edits.keys().copied().collect::<Vec<_>>().as_slice(), &presets);
+        for id in &rebuilt {
+            if !edits.contains_key(id) {
+                let file = &self.files[id.0 as usize];
+                files[id.0 as usize] = reparse(file, file.text.clone(), &self.root);
+            }
+        }
+        let changed: HashSet<FileId> = edits
             .keys()
             .filter(|id| files[id.0 as usize].kind == FileKind::Flowgroup)
-            .map(|id| (*id, flowgroups_of(&files[id.0 as usize], &library, &blueprints)))
-            .filter(|(_, fgs)| fgs.iter().any(keep))
+            .chain(&rebuilt)
+            .copied()
             .collect();
-        fresh.sort_by_key(|(id, _)| *id);
+
+        // Flowgroups in file order, as `load` makes them; changed files
+        // replace their old flowgroups in place. A file is kept whole or not
+        // at all: its findings need all its flowgroups.
+        let mut changed_in_order: Vec<FileId> = changed.iter().copied().collect();
+        changed_in_order.sort();
+        let fresh_all: Vec<Flowgroup> = changed_in_order
+            .iter()
+            .flat_map(|id| flowgroups_of(&files[id.0 as usize], &library, &blueprints))
+            .collect();
+        // The expectations files a fresh load would read: those of every
+        // flowgroup, kept or not, with the new texts and tokens.
+        let wanted = crate::wanted_expectations(
+            &self.root,
+            self.flowgroups.iter().filter(|fg| !changed.contains(&fg.file)).chain(&fresh_all),
+            &envs,
+        );
+        let fresh_kept: HashSet<FileId> =
+            fresh_all.iter().filter(|fg| keep(fg, &fresh_all)).map(|fg| fg.file).collect();
         let kept: HashSet<FileId> = self
             .flowgroups
             .iter()
-            .filter(|fg| !edits.contains_key(&fg.file) && keep(fg))
+            .filter(|fg| !changed.contains(&fg.file) && keep(fg, &fresh_all))
             .map(|fg| fg.file)
-            .chain(fresh.iter().map(|(id, _)| *id))
+            .chain(fresh_kept.iter().copied())
             .collect();
-        let mut fresh = fresh.into_iter().peekable();
+        let mut fresh = fresh_all.into_iter().filter(|fg| fresh_kept.contains(&fg.file)).peekable();
         let mut flowgroups: Vec<Flowgroup> = Vec::new();
         for fg in &self.flowgroups {
-            while let Some((_, new)) = fresh.next_if(|(id, _)| *id <= fg.file) {
-                flowgroups.extend(new);
+            while let Some(new) = fresh.next_if(|new| new.file <= fg.file) {
+                flowgroups.push(new);
             }
-            if kept.contains(&fg.file) && !edits.contains_key(&fg.file) {
+            if kept.contains(&fg.file) && !changed.contains(&fg.file) {
                 flowgroups.push(fg.clone());
             }
         }
-        flowgroups.extend(fresh.flat_map(|(_, new)| new));
+        flowgroups.extend(fresh);
         for id in &kept {
-            if !edits.contains_key(id) {
+            if !changed.contains(id) {
                 files[id.0 as usize] = copy(&self.files[id.0 as usize]);
             }
         }
-
-        let mut expectations = self.expectations.clone();
-        for (rel, set) in expectations.iter_mut() {
-            if edits.contains_key(&set.file) {
-                *set = interpret_expectations(&files[set.file.0 as usize]);
-            }
-            debug_assert_eq!(normalize_rel(rel), *rel);
+        // Rebuilt files the caller did not keep are linted as stand-ins too.
+        for id in changed.iter().filter(|id| !kept.contains(id) && !edits.contains_key(id)) {
+            files[id.0 as usize] = stand_in(&self.files[id.0 as usize], &empty);
         }
-        // An edit may point a flowgroup at an expectations file the load did
-        // not read.
-        let envs = envs_or_none(&self.envs);
+
+        // Expectations files: re-read where edited, new ones read, and the
+        // ones nothing reads any more left out (a fresh load would not see
+        // them).
         let overlay: Overlay = edits
             .iter()
             .map(|(id, text)| (self.files[id.0 as usize].path.clone(), text.clone()))
             .collect();
-        for (_, action) in flowgroups.iter().flat_map(|fg| fg.actions.iter().map(move |a| (fg, a))) {
-            if !action.is_data_quality() {
-                continue;
-            }
-            let Some(path) = action.get_str("expectations_file") else { continue };
-            for env in &envs {
-                let resolved = env.resolve(path);
-                if !resolved.unresolved.is_empty() {
-                    continue;
+        let mut expectations = BTreeMap::new();
+        for (rel, full) in wanted {
+            let set = match self.expectations.get(&rel) {
+                Some(set) if edits.contains_key(&set.file) => crate::interpret_expectations(&files[set.file.0 as usize]),
+                Some(set) => set.clone(),
+                None => {
+                    let id = FileId(files.len() as u32);
+                    let file = files::load_file(id, &self.root, full, FileKind::Expectations, &overlay);
+                    let set = crate::interpret_expectations(&file);
+                    files.push(file);
+                    set
                 }
-                let rel = normalize_rel(&resolved.text);
-                if expectations.contains_key(&rel) {
-                    continue;
-                }
-                let full = resolve_project_path(&self.root, &rel);
-                if !full.is_file() {
-                    continue;
-                }
-                let id = FileId(files.len() as u32);
-                let file = files::load_file(id, &self.root, full, FileKind::Expectations, &overlay);
-                expectations.insert(rel, interpret_expectations(&file));
-                files.push(file);
+            };
+            expectations.insert(rel, set);
+        }
+        for (rel, set) in &self.expectations {
+            if !expectations.contains_key(rel) && !expectations.values().any(|s: &ExpectationSet| s.file == set.file) {
+                let file = &self.files[set.file.0 as usize];
+                files[set.file.0 as usize] = SourceFile {
+                    text: empty.clone(),
+                    lines: Default::default(),
+                    yaml: None,
+                    read_error: None,
+                    ..copy(file)
+                };
             }
         }
 
         Ok(Project {
             root: self.root.clone(),
             files,
-            envs: self.envs.clone(),
+            envs,
             missing_envs: self.missing_envs.clone(),
             flowgroups,
-            templates: self.templates.clone(),
-            presets: self.presets.clone(),
+            templates,
+            presets,
             expectations,
-            pipeline_config: self.pipeline_config.clone(),
-            problems: self.problems.clone(),
+            pipeline_config,
+            problems,
             walk_errors: self.walk_errors.clone(),
         })
     }
 
-    /// The project's blueprints by name (the first definition of a name
-    /// wins, as in `load`).
-    fn blueprints(&self) -> HashMap<String, Blueprint> {
-        let mut out: HashMap<String, Blueprint> = HashMap::new();
-        for file in self.files.iter().filter(|f| f.kind == FileKind::Blueprint) {
-            if let Some(blueprint) = file.first_document().and_then(|v| Blueprint::from_value(file.id, &v)) {
-                out.entry(blueprint.name.clone()).or_insert(blueprint);
+    /// The flowgroup files whose flowgroups are built from one of the
+    /// library files (templates, presets, blueprints) among `edits`, before
+    /// or after the edit.
+    pub fn rebuilt_by(&self, edits: &HashMap<FileId, Arc<str>>) -> HashSet<FileId> {
+        let mut files: Vec<SourceFile> = Vec::new();
+        let mut preset_ids = Vec::new();
+        for file in self.files.iter().filter(|f| f.kind == FileKind::Preset) {
+            preset_ids.push(FileId(files.len() as u32));
+            let file = match edits.get(&file.id) {
+                Some(text) => reparse(file, text.clone(), &self.root),
+                None => copy(file),
+            };
+            files.push(SourceFile { id: FileId(files.len() as u32), ..file });
+        }
+        let mut presets = crate::read_presets(&files, &preset_ids);
+        // Back to the project's file ids.
+        let real: Vec<FileId> = self.files.iter().filter(|f| f.kind == FileKind::Preset).map(|f| f.id).collect();
+        for preset in presets.values_mut() {
+            preset.file = real[preset.file.0 as usize];
+        }
+        self.rebuilt_by_library(&edits.keys().copied().collect::<Vec<_>>(), &presets)
+    }
+
+    /// [`Project::rebuilt_by`] with the presets after the edit known: users
+    /// of an edited template, of a preset (or a preset extending it) named
+    /// in an edited preset file before or after the edit, and every
+    /// blueprint instance for an edited blueprint.
+    fn rebuilt_by_library(&self, edited: &[FileId], presets: &HashMap<String, Preset>) -> HashSet<FileId> {
+        let mut out = HashSet::new();
+        let kind = |id: &FileId| self.files.get(id.0 as usize).map(|f| f.kind);
+        let templates: HashSet<String> = edited
+            .iter()
+            .filter(|id| kind(id) == Some(FileKind::Template))
+            .filter_map(|id| Path::new(&self.files[id.0 as usize].rel).file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .collect();
+        let edited_presets: HashSet<FileId> = edited.iter().filter(|id| kind(id) == Some(FileKind::Preset)).copied().collect();
+        let mut preset_names: HashSet<String> = self
+            .presets
+            .values()
+            .chain(presets.values())
+            .filter(|p| edited_presets.contains(&p.file))
+            .map(|p| p.name.clone())
+            .collect();
+        // ...and every preset that extends one of them, before or after.
+        loop {
+            let extending: Vec<String> = self
+                .presets
+                .values()
+                .chain(presets.values())
+                .filter(|p| !preset_names.contains(&p.name) && p.extends.as_ref().is_some_and(|e| preset_names.contains(e)))
+                .map(|p| p.name.clone())
+                .collect();
+            if extending.is_empty() {
+                break;
             }
+            preset_names.extend(extending);
+        }
+        for fg in &self.flowgroups {
+            let uses_template = fg.template.as_ref().is_some_and(|(name, _)| templates.contains(name));
+            let uses_preset = fg.presets.iter().any(|(name, _)| preset_names.contains(name));
+            if uses_template || uses_preset {
+                out.insert(fg.file);
+            }
+        }
+        if edited.iter().any(|id| kind(id) == Some(FileKind::Blueprint)) {
+            out.extend(
+                self.files
+                    .iter()
+                    .filter(|f| f.kind == FileKind::Flowgroup && f.text.contains("use_blueprint"))
+                    .map(|f| f.id),
+            );
         }
         out
     }
@@ -201,17 +337,6 @@ fn stand_in(file: &SourceFile, empty: &Arc<str>) -> SourceFile {
         yaml: None,
         read_error: broken.then(|| "left out of this re-lint; it did not parse in the last full load".to_string()),
     }
-}
-
-/// An expectations file's rules, as `load` reads them.
-fn interpret_expectations(file: &SourceFile) -> expectations::ExpectationSet {
-    let unreadable = file.read_error.is_some() || file.yaml.as_ref().is_some_and(|y| !y.errors.is_empty());
-    if unreadable {
-        return expectations::ExpectationSet { file: file.id, shape: expectations::Shape::Invalid, rules: Vec::new(), invalid: None };
-    }
-    let docs: Vec<Option<&dqlint_yaml::Node>> =
-        file.yaml.iter().flat_map(|y| y.documents.iter()).map(|d| d.root.as_ref()).collect();
-    expectations::interpret(file.id, &docs, 0..file.text.len())
 }
 
 /// The flowgroups of one flowgroup file, exactly as `load` builds them

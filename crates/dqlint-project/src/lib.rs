@@ -180,22 +180,8 @@ impl Project {
         timings::phase_done("load: read + parse (all but flowgroups)");
 
         let mut problems = Vec::new();
-        let templates: HashMap<String, Template> = template_ids
-            .iter()
-            .filter_map(|id| {
-                let file = &loader.files[id.0 as usize];
-                let stem = Path::new(&file.rel).file_stem()?.to_string_lossy().into_owned();
-                let root_value = file.first_document()?;
-                Some((stem.clone(), Template::from_value(&stem, *id, &root_value)))
-            })
-            .collect();
-        let mut presets: HashMap<String, Preset> = HashMap::new();
-        for id in &preset_ids {
-            let file = &loader.files[id.0 as usize];
-            if let Some(preset) = file.first_document().and_then(|v| Preset::from_value(*id, &v)) {
-                presets.insert(preset.name.clone(), preset);
-            }
-        }
+        let templates = read_templates(&loader.files, &template_ids);
+        let presets = read_presets(&loader.files, &preset_ids);
 
         let blueprints = blueprints::collect(&loader.files, &blueprint_ids, &mut problems);
 
@@ -220,24 +206,7 @@ impl Project {
             .collect();
 
         timings::phase_done("load: flowgroups read, parsed and resolved");
-        // Expectations files referenced by data_quality actions, per env.
-        let mut wanted: BTreeMap<String, PathBuf> = BTreeMap::new();
-        for fg in &flowgroups {
-            for action in fg.actions.iter().filter(|a| a.is_data_quality()) {
-                let Some(path) = action.get_str("expectations_file") else { continue };
-                for env in envs_or_none(&envs) {
-                    let resolved = env.resolve(path);
-                    if !resolved.unresolved.is_empty() {
-                        continue;
-                    }
-                    let rel = normalize_rel(&resolved.text);
-                    let full = resolve_project_path(&root, &rel);
-                    if full.is_file() {
-                        wanted.insert(rel, full);
-                    }
-                }
-            }
-        }
+        let wanted = wanted_expectations(&root, &flowgroups, &envs);
         let expectation_ids: Vec<(String, FileId)> = wanted
             .into_iter()
             .map(|(rel, full)| {
@@ -248,26 +217,7 @@ impl Project {
         loader.parse_pending();
         let expectations = expectation_ids
             .into_iter()
-            .map(|(rel, id)| {
-                let file = &loader.files[id.0 as usize];
-                let docs: Vec<Option<&dqlint_yaml::Node>> = file
-                    .yaml
-                    .iter()
-                    .flat_map(|y| y.documents.iter())
-                    .map(|d| d.root.as_ref())
-                    .collect();
-                let set = if file.read_error.is_some() || file.yaml.as_ref().is_some_and(|y| !y.errors.is_empty()) {
-                    ExpectationSet {
-                        file: id,
-                        shape: Shape::Invalid,
-                        rules: Vec::new(),
-                        invalid: None,
-                    }
-                } else {
-                    expectations::interpret(id, &docs, 0..file.text.len())
-                };
-                (rel, set)
-            })
+            .map(|(rel, id)| (rel, interpret_expectations(&loader.files[id.0 as usize])))
             .collect();
 
         let pipeline_config = pipeline_config_id
@@ -525,7 +475,77 @@ fn include_patterns(project_file: &SourceFile) -> Option<globset::GlobSet> {
     builder.build().ok()
 }
 
-fn load_envs(files: &[SourceFile], ids: &[FileId], requested: &[String]) -> (Vec<Env>, Vec<String>) {
+/// Templates by name (the file stem), as LHP finds them.
+pub(crate) fn read_templates(files: &[SourceFile], ids: &[FileId]) -> HashMap<String, Template> {
+    ids.iter()
+        .filter_map(|id| {
+            let file = &files[id.0 as usize];
+            let stem = Path::new(&file.rel).file_stem()?.to_string_lossy().into_owned();
+            let root_value = file.first_document()?;
+            Some((stem.clone(), Template::from_value(&stem, *id, &root_value)))
+        })
+        .collect()
+}
+
+/// Presets by their `name:` (a later file wins a duplicate name).
+pub(crate) fn read_presets(files: &[SourceFile], ids: &[FileId]) -> HashMap<String, Preset> {
+    let mut presets = HashMap::new();
+    for id in ids {
+        let file = &files[id.0 as usize];
+        if let Some(preset) = file.first_document().and_then(|v| Preset::from_value(*id, &v)) {
+            presets.insert(preset.name.clone(), preset);
+        }
+    }
+    presets
+}
+
+/// The expectations files the data_quality actions of `flowgroups` read in
+/// some environment, by project-relative path, when they exist.
+pub(crate) fn wanted_expectations<'a>(
+    root: &Path,
+    flowgroups: impl IntoIterator<Item = &'a Flowgroup>,
+    envs: &[Env],
+) -> BTreeMap<String, PathBuf> {
+    let envs = envs_or_none(envs);
+    let mut wanted: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut missing: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for fg in flowgroups {
+        for action in fg.actions.iter().filter(|a| a.is_data_quality()) {
+            let Some(path) = action.get_str("expectations_file") else { continue };
+            for env in &envs {
+                let resolved = env.resolve(path);
+                if !resolved.unresolved.is_empty() {
+                    continue;
+                }
+                let rel = normalize_rel(&resolved.text);
+                if wanted.contains_key(&rel) || missing.contains(&rel) {
+                    continue;
+                }
+                let full = resolve_project_path(root, &rel);
+                if full.is_file() {
+                    wanted.insert(rel, full);
+                } else {
+                    missing.insert(rel);
+                }
+            }
+        }
+    }
+    wanted
+}
+
+/// An expectations file's rules, as the rules read them (none when the
+/// file does not read or parse).
+pub(crate) fn interpret_expectations(file: &SourceFile) -> ExpectationSet {
+    let unreadable = file.read_error.is_some() || file.yaml.as_ref().is_some_and(|y| !y.errors.is_empty());
+    if unreadable {
+        return ExpectationSet { file: file.id, shape: Shape::Invalid, rules: Vec::new(), invalid: None };
+    }
+    let docs: Vec<Option<&dqlint_yaml::Node>> =
+        file.yaml.iter().flat_map(|y| y.documents.iter()).map(|d| d.root.as_ref()).collect();
+    expectations::interpret(file.id, &docs, 0..file.text.len())
+}
+
+pub(crate) fn load_envs(files: &[SourceFile], ids: &[FileId], requested: &[String]) -> (Vec<Env>, Vec<String>) {
     let by_name: BTreeMap<String, &SourceFile> = ids
         .iter()
         .map(|id| &files[id.0 as usize])
@@ -547,7 +567,7 @@ fn load_envs(files: &[SourceFile], ids: &[FileId], requested: &[String]) -> (Vec
     (envs, missing)
 }
 
-fn load_pipeline_config(file: &SourceFile) -> PipelineConfig {
+pub(crate) fn load_pipeline_config(file: &SourceFile) -> PipelineConfig {
     let mut config = PipelineConfig { file: Some(file.id), ..Default::default() };
     let Some(yaml) = &file.yaml else { return config };
     for doc in yaml.documents.iter().filter_map(|d| d.root.as_ref()) {
@@ -580,7 +600,7 @@ fn load_pipeline_config(file: &SourceFile) -> PipelineConfig {
     config
 }
 
-fn preset_file_problems(files: &[SourceFile], ids: &[FileId]) -> Vec<Problem> {
+pub(crate) fn preset_file_problems(files: &[SourceFile], ids: &[FileId]) -> Vec<Problem> {
     let mut out = Vec::new();
     for id in ids {
         let file = &files[id.0 as usize];
