@@ -200,6 +200,7 @@ async fn main() {
                 &Config::default(),
                 &Selection::default(),
                 &|id| had_findings.contains(&id),
+                &Default::default(),
             )
             .unwrap();
             std::hint::black_box(relinted.findings.len());

@@ -55,7 +55,9 @@ pub struct Relint {
 /// Re-lints what an edit of `edited` affects. `edits` holds the new text of
 /// every file that differs from `base` (the edited one included, or not if
 /// it is unchanged); `had_findings` tells which files of `base` had
-/// findings.
+/// findings; `revisit` names the files the previous re-lint of `edited`
+/// re-linted: the edit may undo what that one changed there (typing back
+/// a token renamed a moment ago).
 pub fn relint(
     base: &Project,
     edited: FileId,
@@ -63,6 +65,7 @@ pub fn relint(
     config: &Config,
     selection: &Selection,
     had_findings: &dyn Fn(FileId) -> bool,
+    revisit: &BTreeSet<FileId>,
 ) -> Result<Relint, NoSlice> {
     let kind = base
         .files
@@ -116,6 +119,12 @@ pub fn relint(
         FileKind::PipelineConfig | FileKind::Sql => quarantine_wide = true,
         FileKind::Expectations | FileKind::ProjectConfig => {}
     }
+    for id in revisit.iter().filter(|id| (id.0 as usize) < base.files.len()) {
+        match base.file(*id).kind {
+            FileKind::Flowgroup => reached.insert(*id),
+            _ => also.insert(*id),
+        };
+    }
     if also
         .iter()
         .any(|id| base.file(*id).kind == FileKind::Sql)
@@ -138,7 +147,17 @@ pub fn relint(
     // (template, preset, blueprint) the reached flowgroups are built from
     // joins the focus, with all its users, when it has findings before or
     // after the edit: they are shared by every flowgroup built from it.
-    let mut library: BTreeSet<FileId> = BTreeSet::new();
+    let mut library: BTreeSet<FileId> = revisit
+        .iter()
+        .filter(|id| (id.0 as usize) < base.files.len())
+        .filter(|id| {
+            matches!(
+                base.file(**id).kind,
+                FileKind::Template | FileKind::Preset | FileKind::Blueprint
+            )
+        })
+        .copied()
+        .collect();
     loop {
         let library_users = base.rebuilt_by(
             &library

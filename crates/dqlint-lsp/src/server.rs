@@ -53,11 +53,13 @@ impl Backend {
         self.client().log_message(kind, message).await;
     }
 
-    /// The fresh lint result of the project holding `uri`.
-    async fn snapshot_for(&self, uri: &Uri) -> Option<(PathBuf, Arc<Snapshot>)> {
+    /// The model and findings of the project holding `uri`, with every
+    /// edit in; `whole` when the request reads more of the project than the
+    /// file itself (references, definitions).
+    async fn snapshot_for(&self, uri: &Uri, whole: bool) -> Option<(PathBuf, Arc<Snapshot>)> {
         let path = uri_to_path(uri)?;
         let project = self.workspace.project_of(&path)?;
-        let snapshot = self.workspace.fresh_snapshot(&project).await?;
+        let snapshot = self.workspace.fresh_snapshot(&project, &path, whole).await?;
         Some((path, snapshot))
     }
 
@@ -103,26 +105,35 @@ impl Backend {
         })
     }
 
-    /// Schedules the full lint of the project holding `path` (debounced).
-    fn changed(&self, path: &std::path::Path) {
-        if let Some(project) = self.workspace.project_of(path) {
-            self.workspace.schedule(project);
-        }
-    }
-
     /// Re-lints at once what the edit of `path` affects (see
-    /// [`crate::incremental`]); with `full`, also schedules the full lint
-    /// that publishes everything else it changed.
-    fn edited(&self, path: &std::path::Path, full: bool) {
+    /// [`crate::incremental`]), or schedules a load of the project when
+    /// that cannot be done (a new file, `lhp.yaml`, `dqlint.toml`).
+    fn edited(&self, path: &std::path::Path) {
         let Some(project) = self.workspace.project_of(path) else {
             return;
         };
-        if full {
-            self.workspace.schedule(project.clone());
-        }
         let workspace = self.workspace.clone();
         let path = path.to_path_buf();
-        tokio::spawn(async move { workspace.relint(&project, &path).await });
+        tokio::spawn(async move {
+            if !workspace.relint(&project, &path).await {
+                workspace.schedule(project);
+            }
+        });
+    }
+
+    /// A file not open in the editor changed on disk: an edit like the
+    /// editor's when the project knows the file.
+    fn changed_on_disk(&self, path: &std::path::Path) {
+        let Some(project) = self.workspace.project_of(path) else {
+            return;
+        };
+        match dqlint_project::files::read_from_disk(path) {
+            Ok(text) => {
+                project.saw_on_disk(path.to_path_buf(), text);
+                self.edited(path);
+            }
+            Err(_) => self.workspace.schedule(project),
+        }
     }
 }
 
@@ -250,19 +261,8 @@ impl LanguageServer for Backend {
                 text: text.clone(),
             },
         );
-        // Opening a file as the last lint read it changes no finding: its
-        // own are published at once, nothing is re-loaded.
-        let known = self
-            .workspace
-            .project_of(&path)
-            .and_then(|project| project.snapshot())
-            .is_some_and(|snapshot| {
-                snapshot
-                    .project
-                    .file_by_path(&path)
-                    .is_some_and(|file| file.text == text)
-            });
-        self.edited(&path, !known);
+        // Its findings are published for the buffer's version at once.
+        self.edited(&path);
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
@@ -277,7 +277,7 @@ impl LanguageServer for Backend {
             )
         }));
         match applied {
-            Ok(true) => self.edited(&path, true),
+            Ok(true) => self.edited(&path),
             Ok(false) => {}
             Err(panic) => {
                 let reason = panic_message(panic.as_ref());
@@ -298,29 +298,27 @@ impl LanguageServer for Backend {
             return;
         };
         lock(&self.workspace.documents).close(&path);
-        // The file's findings on disk stay (the project is re-linted).
-        self.changed(&path);
-    }
-
-    async fn did_save(&self, params: DidSaveTextDocumentParams) {
-        if let Some(path) = uri_to_path(&params.text_document.uri) {
-            self.changed(&path);
-        }
+        // The file's findings go on, for its text on disk (which is what
+        // the buffer held unless it was closed unsaved).
+        self.changed_on_disk(&path);
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
-        let mut projects: Vec<PathBuf> = Vec::new();
         for change in params.changes {
             let Some(path) = uri_to_path(&change.uri) else {
                 continue;
             };
-            // A deleted lhp.yaml still maps to its folder: the next lint
-            // fails to load it and drops its findings.
-            if let Some(project) = self.workspace.project_of(&path) {
-                if !projects.contains(&project.root) {
-                    projects.push(project.root.clone());
-                    self.workspace.schedule(project);
-                }
+            // An open buffer wins over the disk: nothing changes for it.
+            if lock(&self.workspace.documents).text(&path).is_some() {
+                continue;
+            }
+            if change.typ == FileChangeType::CHANGED {
+                self.changed_on_disk(&path);
+            } else if let Some(project) = self.workspace.project_of(&path) {
+                // A file appeared or went: the project's files change. A
+                // deleted lhp.yaml still maps to its folder: the load fails
+                // and drops its findings.
+                self.workspace.schedule(project);
             }
         }
     }
@@ -337,7 +335,7 @@ impl LanguageServer for Backend {
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let at = params.text_document_position_params;
-        let Some((path, snapshot)) = self.snapshot_for(&at.text_document.uri).await else {
+        let Some((path, snapshot)) = self.snapshot_for(&at.text_document.uri, false).await else {
             return Ok(None);
         };
         self.guarded("hover", || hover::hover(&snapshot, &path, at.position))
@@ -345,7 +343,7 @@ impl LanguageServer for Backend {
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
-        let Some((path, snapshot)) = self.snapshot_for(&params.text_document.uri).await else {
+        let Some((path, snapshot)) = self.snapshot_for(&params.text_document.uri, false).await else {
             return Ok(None);
         };
         let only = params.context.only.as_deref();
@@ -361,7 +359,7 @@ impl LanguageServer for Backend {
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
-        let Some((path, snapshot)) = self.snapshot_for(&params.text_document.uri).await else {
+        let Some((path, snapshot)) = self.snapshot_for(&params.text_document.uri, false).await else {
             return Ok(None);
         };
         let symbols = self
@@ -377,7 +375,7 @@ impl LanguageServer for Backend {
         params: GotoDefinitionParams,
     ) -> Result<Option<GotoDefinitionResponse>> {
         let at = params.text_document_position_params;
-        let Some((path, snapshot)) = self.snapshot_for(&at.text_document.uri).await else {
+        let Some((path, snapshot)) = self.snapshot_for(&at.text_document.uri, true).await else {
             return Ok(None);
         };
         let found = self
@@ -414,7 +412,7 @@ impl LanguageServer for Backend {
 
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
         let at = params.text_document_position;
-        let Some((path, snapshot)) = self.snapshot_for(&at.text_document.uri).await else {
+        let Some((path, snapshot)) = self.snapshot_for(&at.text_document.uri, true).await else {
             return Ok(None);
         };
         let with_declaration = params.context.include_declaration;

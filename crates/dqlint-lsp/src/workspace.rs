@@ -1,11 +1,14 @@
 //! The LHP projects the server serves: one [`ProjectState`] per folder
-//! holding `lhp.yaml`. After each edit, the files it affects are re-linted
-//! at once on a slice of the last full load ([`crate::incremental`]); the
-//! whole project is re-loaded (with the open buffers as overlay) once
-//! changes pause, debounced. Findings are published per file, only when
-//! they change.
+//! holding `lhp.yaml`. After each edit (in the editor, or of a file changed
+//! on disk), the files whose findings it can change are re-linted at once on
+//! a slice of the last model ([`crate::incremental`]), and only those. The
+//! project is loaded from disk at start, when files appear or disappear, and
+//! after an edit to `lhp.yaml` or `dqlint.toml` (debounced). Requests after
+//! an edit are served from the quick re-lint of the file they ask about, or
+//! from the last model brought up to date in memory ([`Workspace::refresh`]).
+//! Findings are published per file, only when they change.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -73,6 +76,15 @@ pub struct ProjectState {
     /// Serialises quick re-lints (see [`Workspace::relint`]).
     quick: tokio::sync::Mutex<()>,
     snapshot: Mutex<Option<Arc<Snapshot>>>,
+    /// The last quick re-lint, with the files it re-linted: requests about
+    /// those files are answered from it while the buffers are unchanged.
+    quick_view: Mutex<Option<(Arc<Snapshot>, HashSet<PathBuf>)>>,
+    /// Per edited file, the files its last quick re-lint re-linted (since
+    /// the last model): the next edit of it re-lints them again.
+    last_focus: Mutex<HashMap<PathBuf, HashSet<PathBuf>>>,
+    /// Texts of files changed on disk, not open in the editor, since the
+    /// last load: edits like the editor's, behind the open buffers.
+    on_disk: Mutex<HashMap<PathBuf, Arc<str>>>,
     published: Mutex<HashMap<Uri, Published>>,
     /// The last `dqlint.toml` error shown, so it is shown once.
     config_problem: Mutex<Option<String>>,
@@ -88,6 +100,9 @@ impl ProjectState {
             run: tokio::sync::Mutex::new(()),
             quick: tokio::sync::Mutex::new(()),
             snapshot: Mutex::new(None),
+            quick_view: Mutex::new(None),
+            last_focus: Mutex::new(HashMap::new()),
+            on_disk: Mutex::new(HashMap::new()),
             published: Mutex::new(HashMap::new()),
             config_problem: Mutex::new(None),
         }
@@ -95,6 +110,18 @@ impl ProjectState {
 
     pub fn snapshot(&self) -> Option<Arc<Snapshot>> {
         lock(&self.snapshot).clone()
+    }
+
+    /// A new model: the quick re-lints' bookkeeping starts over from it.
+    fn replace_snapshot(&self, snapshot: Option<Arc<Snapshot>>) {
+        *lock(&self.snapshot) = snapshot;
+        lock(&self.last_focus).clear();
+        *lock(&self.quick_view) = None;
+    }
+
+    /// Records the text a file not open in the editor now has on disk.
+    pub fn saw_on_disk(&self, path: PathBuf, text: Arc<str>) {
+        lock(&self.on_disk).insert(path, text);
     }
 }
 
@@ -207,13 +234,116 @@ impl Workspace {
         });
     }
 
-    /// Lints the project now if a change has not been linted yet, and
-    /// returns the latest result (requests want the current text).
-    pub async fn fresh_snapshot(&self, project: &Arc<ProjectState>) -> Option<Arc<Snapshot>> {
+    /// The model and findings with every edit in: for a request about
+    /// `path` that needs only that file's model (`whole` false), the last
+    /// quick re-lint when it covered `path` and nothing changed since;
+    /// otherwise the last model brought up to date ([`Workspace::refresh`]).
+    pub async fn fresh_snapshot(
+        &self,
+        project: &Arc<ProjectState>,
+        path: &Path,
+        whole: bool,
+    ) -> Option<Arc<Snapshot>> {
         if project.linted.load(Ordering::SeqCst) < project.generation.load(Ordering::SeqCst) {
             self.lint(project).await;
         }
+        // A quick re-lint in flight finishes first.
+        drop(project.quick.lock().await);
+        let base = project.snapshot()?;
+        let (edits, versions) = self.edits_against(project, &base);
+        if edits.is_empty() {
+            return Some(base);
+        }
+        if !whole {
+            let quick = lock(&project.quick_view).clone();
+            if let Some((view, focus)) = quick {
+                if view.versions == versions && focus.contains(path) {
+                    return Some(view);
+                }
+            }
+        }
+        self.refresh(project).await;
         project.snapshot()
+    }
+
+    /// The edits (editor buffers, then files changed on disk) that differ
+    /// from `base`, and the buffer versions they were taken at.
+    fn edits_against(
+        &self,
+        project: &ProjectState,
+        base: &Snapshot,
+    ) -> (HashMap<FileId, Arc<str>>, HashMap<PathBuf, (Uri, i32)>) {
+        let documents = lock(&self.documents);
+        let mut texts = lock(&project.on_disk).clone();
+        texts.extend(documents.overlay_under(&project.root));
+        let edits = texts
+            .into_iter()
+            .filter_map(|(path, text)| {
+                let file = base.project.file_by_path(&path)?;
+                (file.text != text).then_some((file.id, text))
+            })
+            .collect();
+        (edits, documents.versions_under(&project.root))
+    }
+
+    /// Brings the last model up to date with every edit, in memory (no
+    /// disk read), lints it and publishes what changed. Falls back to a
+    /// load when no slice can be made (an edit of `lhp.yaml`).
+    pub async fn refresh(&self, project: &Arc<ProjectState>) {
+        let _running = project.run.lock().await;
+        let Some(base) = project.snapshot() else { return };
+        let (edits, versions) = self.edits_against(project, &base);
+        if edits.is_empty() {
+            return;
+        }
+        let settings = lock(&self.settings).clone();
+        let selection = settings.selection();
+        let task_base = base.clone();
+        let outcome = tokio::task::spawn_blocking(move || {
+            catch_unwind(AssertUnwindSafe(|| {
+                task_base
+                    .project
+                    .slice(&edits, &|_, _| true)
+                    .map(|project| {
+                        let findings =
+                            dqlint_linter::lint_configured(&project, &task_base.config, &selection);
+                        (project, findings)
+                    })
+            }))
+        })
+        .await;
+        match outcome {
+            Ok(Ok(Ok((model, findings)))) => {
+                let snapshot = Arc::new(Snapshot {
+                    project: model,
+                    findings,
+                    settings,
+                    config: base.config.clone(),
+                    versions,
+                });
+                project.replace_snapshot(Some(snapshot.clone()));
+                let moved_on = self.publish(project, &snapshot).await;
+                drop(_running);
+                for path in moved_on {
+                    self.relint(project, &path).await;
+                }
+            }
+            Ok(Ok(Err(_))) => {
+                drop(_running);
+                project.generation.fetch_add(1, Ordering::SeqCst);
+                self.lint(project).await;
+            }
+            Ok(Err(panic)) => {
+                let reason = panic_message(panic.as_ref());
+                self.client
+                    .log_message(
+                        MessageType::ERROR,
+                        format!("dqlint: internal error while updating {}: {reason}", project.root.display()),
+                    )
+                    .await;
+            }
+            Err(_) => {}
+        }
     }
 
     /// Loads and lints the project with the open buffers, then publishes
@@ -231,6 +361,8 @@ impl Workspace {
                 documents.versions_under(&project.root),
             )
         };
+        // The load reads the disk: changes seen there so far are in it.
+        let on_disk: Vec<PathBuf> = lock(&project.on_disk).keys().cloned().collect();
         let settings = lock(&self.settings).clone();
         let root = project.root.clone();
         let config = self.config(project, &settings, &overlay).await;
@@ -262,8 +394,19 @@ impl Workspace {
                     config,
                     versions,
                 });
-                *lock(&project.snapshot) = Some(snapshot.clone());
-                self.publish(project, &snapshot).await;
+                project.replace_snapshot(Some(snapshot.clone()));
+                {
+                    let mut seen = lock(&project.on_disk);
+                    for path in &on_disk {
+                        seen.remove(path);
+                    }
+                }
+                let moved_on = self.publish(project, &snapshot).await;
+                // Buffers edited while the load ran: their quick re-lint
+                // ran on the previous model; run it again on this one.
+                for path in moved_on {
+                    self.relint(project, &path).await;
+                }
             }
             Ok(Ok(Err(load_error))) => {
                 // The project is gone (lhp.yaml deleted or unreadable): its
@@ -274,7 +417,7 @@ impl Workspace {
                         format!("dqlint: {}: {load_error}", project.root.display()),
                     )
                     .await;
-                *lock(&project.snapshot) = None;
+                project.replace_snapshot(None);
                 self.clear(project).await;
                 if !project.root.join("lhp.yaml").is_file() {
                     lock(&self.projects).remove(&project.root);
@@ -336,7 +479,8 @@ impl Workspace {
 
     /// Publishes the files whose findings (or open version) changed, and
     /// empties the files that no longer have any.
-    async fn publish(&self, project: &ProjectState, snapshot: &Snapshot) {
+    /// Returns the buffers edited since the snapshot read them.
+    async fn publish(&self, project: &ProjectState, snapshot: &Snapshot) -> Vec<PathBuf> {
         let uris = snapshot.uris();
         let mut by_uri: HashMap<Uri, Published> = HashMap::new();
         for finding in &snapshot.findings {
@@ -365,8 +509,8 @@ impl Workspace {
             });
         }
         // Buffers edited since this lint read them keep what the quick
-        // re-lint published for their newer text; the next lint covers them.
-        let moved_on: Vec<Uri> = {
+        // re-lint published for their newer text; the caller re-lints them.
+        let (moved_on_paths, moved_on): (Vec<PathBuf>, Vec<Uri>) = {
             let documents = lock(&self.documents);
             documents
                 .versions_under(&project.root)
@@ -374,8 +518,8 @@ impl Workspace {
                 .filter(|(path, (_, version))| {
                     snapshot.versions.get(path).map(|(_, v)| v) != Some(version)
                 })
-                .map(|(_, (uri, _))| uri)
-                .collect()
+                .map(|(path, (uri, _))| (path, uri))
+                .unzip()
         };
         let mut changes: Vec<(Uri, Published)> = Vec::new();
         {
@@ -408,6 +552,7 @@ impl Workspace {
             *published = by_uri;
         }
         self.send(changes).await;
+        moved_on_paths
     }
 
     async fn send(&self, changes: Vec<(Uri, Published)>) {
@@ -418,31 +563,26 @@ impl Workspace {
         }
     }
 
-    /// Re-lints what an edit of `path` affects, on a slice of the last full
-    /// load, and publishes the findings of those files at once. Does nothing
+    /// Re-lints what an edit of `path` affects, on a slice of the last
+    /// model, and publishes the findings of those files at once. Returns
+    /// false when that cannot be done and the project must be loaded again:
     /// before the first load, for a file that load did not see (a new file)
-    /// or for an edit of a file the flowgroups are built from (templates,
-    /// substitutions...): the debounced full lint covers those.
-    pub async fn relint(&self, project: &Arc<ProjectState>, path: &Path) {
+    /// and for an edit of `lhp.yaml`.
+    pub async fn relint(&self, project: &Arc<ProjectState>, path: &Path) -> bool {
         let _running = project.quick.lock().await;
         let Some(base) = project.snapshot() else {
-            return;
+            return false;
         };
         let Some(edited) = base.project.file_by_path(path).map(|f| f.id) else {
-            return;
+            return false;
         };
-        let (edits, versions) = {
-            let documents = lock(&self.documents);
-            let edits: HashMap<FileId, Arc<str>> = documents
-                .overlay_under(&project.root)
-                .into_iter()
-                .filter_map(|(path, text)| {
-                    let file = base.project.file_by_path(&path)?;
-                    (file.text != text).then_some((file.id, text))
-                })
-                .collect();
-            (edits, documents.versions_under(&project.root))
-        };
+        let (edits, versions) = self.edits_against(project, &base);
+        let revisit: BTreeSet<FileId> = lock(&project.last_focus)
+            .get(path)
+            .into_iter()
+            .flatten()
+            .filter_map(|p| base.project.file_by_path(p).map(|f| f.id))
+            .collect();
         let settings = lock(&self.settings).clone();
         let selection = settings.selection();
         let task_base = base.clone();
@@ -457,14 +597,14 @@ impl Workspace {
                     &task_base.config,
                     &selection,
                     &|id| had_findings.contains(&id),
+                    &revisit,
                 )
             }))
         })
         .await;
         let relinted = match outcome {
             Ok(Ok(Ok(relinted))) => relinted,
-            // No slice for this edit: the full lint publishes.
-            Ok(Ok(Err(_))) => return,
+            Ok(Ok(Err(_))) => return false,
             Ok(Err(panic)) => {
                 let reason = panic_message(panic.as_ref());
                 self.client
@@ -476,13 +616,13 @@ impl Workspace {
                         ),
                     )
                     .await;
-                return;
+                return false;
             }
-            Err(_) => return,
+            Err(_) => return false,
         };
         // A newer edit has its own run queued: publish nothing stale.
         if lock(&self.documents).versions_under(&project.root) != versions {
-            return;
+            return true;
         }
         let uris = UriMap::new(
             versions
@@ -532,7 +672,22 @@ impl Workspace {
                 changes.push((uri, new));
             }
         }
+        let focus: HashSet<PathBuf> = relinted
+            .focus
+            .iter()
+            .map(|id| relinted.project.file(*id).path.clone())
+            .collect();
+        let view = Snapshot {
+            project: relinted.project,
+            findings: relinted.findings,
+            settings,
+            config: base.config.clone(),
+            versions,
+        };
+        lock(&project.last_focus).insert(path.to_path_buf(), focus.clone());
+        *lock(&project.quick_view) = Some((Arc::new(view), focus));
         self.send(changes).await;
+        true
     }
 
     async fn clear(&self, project: &ProjectState) {

@@ -596,3 +596,50 @@ async fn references_find_token_uses_and_expectation_users() {
 
     assert!(client.shutdown_and_exit().await);
 }
+
+/// A file changed on disk while not open is re-linted like an edit in the
+/// editor (with the files it affects), and closing a buffer without saving
+/// brings back the findings of the text on disk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn disk_changes_and_unsaved_closes_update_findings() {
+    let project = orders_project();
+    let rules = project.path("expectations/orders_quality.yaml");
+    let rules_uri = project.uri("expectations/orders_quality.yaml");
+    let mut client = TestClient::start();
+    client.initialize(&project.root, OPTIONS()).await;
+    client.open(&project.path(FLOWGROUP_PATH), 1);
+    client
+        .diagnostics(&project.uri(FLOWGROUP_PATH), |p| p["version"] == 1)
+        .await;
+
+    // A rule with a name already used, written by another program.
+    let duplicated = format!("{EXPECTATIONS}amount < 1000000:\n  action: drop\n  name: valid_order_id\n");
+    std::fs::write(&rules, &duplicated).unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": common::uri(&rules), "type": 2 }] }),
+    );
+    let found = client
+        .diagnostics(&rules_uri, |p| codes(p).contains(&"DQ205".to_string()))
+        .await;
+    assert_eq!(diagnostic(&found, "DQ205")["range"]["start"]["line"], 8);
+
+    // Opened, the duplicate renamed in the buffer, then closed unsaved:
+    // the disk still has the duplicate.
+    client.open(&rules, 1);
+    client.change(&rules, 2, (8, 8), (8, 22), "order_cap");
+    client
+        .diagnostics(&rules_uri, |p| {
+            p["version"] == 2 && !codes(p).contains(&"DQ205".to_string())
+        })
+        .await;
+    client.notify(
+        "textDocument/didClose",
+        json!({ "textDocument": { "uri": rules_uri.clone() } }),
+    );
+    client
+        .diagnostics(&rules_uri, |p| codes(p).contains(&"DQ205".to_string()))
+        .await;
+
+    assert!(client.shutdown_and_exit().await);
+}

@@ -123,7 +123,7 @@ fn check_edit(
         base_findings.iter().map(|d| d.primary.file).collect();
     let quick = match relint(base, file.id, &edits, config, &selection, &|id| {
         had_findings.contains(&id)
-    }) {
+    }, &BTreeSet::new()) {
         Ok(quick) => quick,
         Err(e) => {
             failures.push(format!("{}: {rel}: no slice: {e:?}", root.display()));
@@ -223,6 +223,7 @@ fn only_an_edit_of_lhp_yaml_needs_a_full_load() {
             &Config::default(),
             &Selection::default(),
             &|_| true,
+            &BTreeSet::new(),
         )
     };
     assert!(matches!(

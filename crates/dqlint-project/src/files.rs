@@ -65,6 +65,12 @@ pub type Overlay = HashMap<PathBuf, Arc<str>>;
 /// size in memory (measured: 1.1 GB for 50 MB).
 pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
+/// A file's text as a load reads it from disk (size limit, binary and
+/// UTF-8 checks, BOM dropped).
+pub fn read_from_disk(path: &Path) -> Result<Arc<str>, String> {
+    read_text(path, &Overlay::new())
+}
+
 pub(crate) fn read_text(path: &Path, overlay: &Overlay) -> Result<Arc<str>, String> {
     if let Some(text) = overlay.get(path) {
         return Ok(text.clone());
