@@ -1,6 +1,9 @@
 // Server path resolution, without VS Code: `node --test out/test/`.
 
 import { strict as assert } from "assert";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
 import { test } from "node:test";
 
 import { expandConfigured, resolveServerPath, ResolveInput, searchPath } from "../serverPath";
@@ -50,6 +53,14 @@ test("without a setting: the bundled binary, then PATH in order", () => {
     path: "/ext/server/dqlint",
     source: "bundled",
   });
+  // VS Code reports an unset setting as undefined; blanks count as unset.
+  for (const configured of [undefined, "  "]) {
+    assert.deepEqual(resolveServerPath(input({ configured }, ["/ext/server/dqlint", "/usr/bin/dqlint"])), {
+      kind: "found",
+      path: "/ext/server/dqlint",
+      source: "bundled",
+    });
+  }
   assert.deepEqual(resolveServerPath(input({}, ["/usr/local/bin/dqlint", "/usr/bin/dqlint"])), {
     kind: "found",
     path: "/usr/local/bin/dqlint",
@@ -76,4 +87,37 @@ test("Windows: .exe names, PATHEXT and ; separators", () => {
   assert.equal(searchPath("dqlint", windows), "C:\\cargo\\bin\\dqlint.EXE");
   const bundled = { ...windows, isExecutable: (f: string) => f === "C:\\ext\\server\\dqlint.exe" };
   assert.deepEqual(resolveServerPath(bundled), { kind: "found", path: "C:\\ext\\server\\dqlint.exe", source: "bundled" });
+});
+
+// The real file test, not a stub: a .vsix whose server/dqlint lost its
+// executable bit (scripts/check-vsix.mjs guards against that) must not be
+// started, and PATH takes over.
+test("the bundled binary counts only when it is an executable file", { skip: process.platform === "win32" }, () => {
+  const root = mkdtempSync(join(tmpdir(), "dqlint-server-path-"));
+  try {
+    const extensionPath = join(root, "ext");
+    const bin = join(root, "bin");
+    mkdirSync(join(extensionPath, "server"), { recursive: true });
+    mkdirSync(bin);
+    const bundled = join(extensionPath, "server", "dqlint");
+    const onPath = join(bin, "dqlint");
+    writeFileSync(bundled, "#!/bin/sh\n", { mode: 0o644 });
+    writeFileSync(onPath, "#!/bin/sh\n", { mode: 0o755 });
+    const real: ResolveInput = {
+      configured: "",
+      workspaceFolders: [],
+      extensionPath,
+      env: { PATH: bin },
+      platform: process.platform,
+    };
+    assert.deepEqual(resolveServerPath(real), { kind: "found", path: onPath, source: "PATH" });
+    chmodSync(bundled, 0o755);
+    assert.deepEqual(resolveServerPath(real), { kind: "found", path: bundled, source: "bundled" });
+    // A folder named like the binary is not one.
+    rmSync(bundled);
+    mkdirSync(bundled);
+    assert.deepEqual(resolveServerPath(real), { kind: "found", path: onPath, source: "PATH" });
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
