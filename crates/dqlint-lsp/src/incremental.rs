@@ -13,20 +13,23 @@
 //! | flowgroup | the file |
 //! | template, preset, blueprint | the file, its siblings of the same kind, and the flowgroup files built from it |
 //! | substitutions | every substitutions file, and every file using a token whose value changed (with the flowgroups built from such a template, preset or blueprint) |
-//! | expectations | the file |
+//! | expectations | the file, and every flowgroup file reading it |
 //! | `config/pipeline_config.yaml`, `.sql` | the file, and the DDL group below |
 //!
 //! and then, for every kind:
-//! - the expectations files those flowgroups read before or after the edit,
-//!   with every flowgroup file reading them (DQ2xx findings in an
-//!   expectations file depend on all its users);
 //! - with a quarantine action among those flowgroups before or after the
 //!   edit, every file with quarantine actions and every `.sql` file (the
 //!   cross-flowgroup rules DQ501-DQ503 and the DDL rules DQ4xx only look at
 //!   quarantine actions);
-//! - a template, preset or blueprint those flowgroups are built from, with
-//!   all its users, when it has findings before or after the edit: findings
-//!   in it are shared by every flowgroup built from it.
+//! - an expectations file, template, preset or blueprint those flowgroups
+//!   read or are built from, with all its users, when it has findings
+//!   before the edit or in a first lint without its other users. Findings
+//!   there are shared by all its users; with none in either lint, the
+//!   other users (unchanged) add none either. This keeps a keystroke in one
+//!   of 500 flowgroups reading the same clean expectations file from
+//!   re-linting all 500.
+//! - the files the previous re-lint of the same file re-linted (an edit
+//!   can undo what the one before changed there).
 //!
 //! The slice keeps the flowgroups of the focus files and those with
 //! quarantine actions. Only `lhp.yaml` has no slice (the caller re-loads).
@@ -133,20 +136,19 @@ pub fn relint(
     }
     // Expectations files whose findings the edit can change, before it
     // (here) and after it (from the changed flowgroups, below).
-    let mut expectations: BTreeSet<String> = expectations_rel(base, edited).into_iter().collect();
-    for fg in base.flowgroups.iter().filter(|fg| reached.contains(&fg.file)) {
-        expectations.extend(expectations_read(fg, &envs));
-    }
+    // Files whose findings every flowgroup reading or built from them
+    // shares: an expectations file, a template, preset or blueprint. One
+    // the reached flowgroups use joins the focus, with all its users kept,
+    // when it has findings before the edit or in a first lint without its
+    // other users; with none in either, the other users (unchanged) add
+    // none either, and it is left alone. An edited or revisited one joins
+    // at once.
+    let mut shared: BTreeSet<String> = expectations_rel(base, edited).into_iter().collect();
     for (rel, set) in &base.expectations {
         if also.contains(&set.file) {
-            expectations.insert(rel.clone());
+            shared.insert(rel.clone());
         }
     }
-
-    // Lint a slice holding what those findings depend on; a library file
-    // (template, preset, blueprint) the reached flowgroups are built from
-    // joins the focus, with all its users, when it has findings before or
-    // after the edit: they are shared by every flowgroup built from it.
     let mut library: BTreeSet<FileId> = revisit
         .iter()
         .filter(|id| (id.0 as usize) < base.files.len())
@@ -165,49 +167,49 @@ pub fn relint(
                 .map(|id| (*id, text_of(*id)))
                 .collect::<HashMap<_, _>>(),
         );
-        let fresh_expectations: std::cell::OnceCell<BTreeSet<String>> = Default::default();
-        let keep = |fg: &Flowgroup, fresh: &[Flowgroup]| {
-            if has_quarantine(fg) || reached.contains(&fg.file) || library_users.contains(&fg.file) {
-                return true;
-            }
-            let after = fresh_expectations.get_or_init(|| {
-                fresh
+        let keep = |fg: &Flowgroup, _: &[Flowgroup]| {
+            has_quarantine(fg)
+                || reached.contains(&fg.file)
+                || library_users.contains(&fg.file)
+                || expectations_read(fg, &envs)
                     .iter()
-                    .filter(|fg| reached.contains(&fg.file))
-                    .flat_map(|fg| expectations_read(fg, &envs))
-                    .collect()
-            });
-            expectations_read(fg, &envs)
-                .iter()
-                .any(|rel| expectations.contains(rel) || after.contains(rel))
+                    .any(|rel| shared.contains(rel))
         };
         let project = base.slice(edits, &keep)?;
-
-        let mut focus: BTreeSet<FileId> = also.clone();
-        focus.extend(reached.iter().copied());
-        focus.extend(library.iter().copied());
         let reached_fgs = || {
             base.flowgroups
                 .iter()
                 .chain(&project.flowgroups)
                 .filter(|fg| reached.contains(&fg.file) || library_users.contains(&fg.file))
         };
-        let mut read: BTreeSet<String> = expectations.clone();
-        read.extend(reached_fgs().flat_map(|fg| expectations_read(fg, &envs)));
-        for rel in &read {
-            if let Some(set) = project.expectations.get(rel).or(base.expectations.get(rel)) {
-                focus.insert(set.file);
-            }
-            focus.extend(
-                project
-                    .flowgroups
-                    .iter()
-                    .filter(|fg| expectations_read(fg, &envs).contains(rel))
-                    .map(|fg| fg.file),
-            );
+        let expectations_file = |rel: &String| {
+            project
+                .expectations
+                .get(rel)
+                .or(base.expectations.get(rel))
+                .map(|set| set.file)
+        };
+
+        let mut focus: BTreeSet<FileId> = also.clone();
+        focus.extend(reached.iter().copied());
+        focus.extend(library.iter().copied());
+        for rel in &shared {
+            focus.extend(expectations_file(rel));
         }
-        let quarantine_involved = quarantine_wide || reached_fgs().any(has_quarantine);
-        if quarantine_involved {
+        focus.extend(
+            project
+                .flowgroups
+                .iter()
+                .filter(|fg| !reached.contains(&fg.file))
+                .filter(|fg| {
+                    library_users.contains(&fg.file)
+                        || expectations_read(fg, &envs)
+                            .iter()
+                            .any(|rel| shared.contains(rel))
+                })
+                .map(|fg| fg.file),
+        );
+        if quarantine_wide || reached_fgs().any(has_quarantine) {
             focus.extend(
                 project
                     .flowgroups
@@ -224,19 +226,22 @@ pub fn relint(
                     .map(|f| f.id),
             );
         }
-        let builds: BTreeSet<FileId> = reached_fgs()
-            .flat_map(|fg| library_files_of(base, &project, fg))
-            .collect();
 
         let findings: Vec<Finding> = dqlint_linter::lint_configured(&project, config, selection);
-        let shared: BTreeSet<FileId> = builds
-            .iter()
-            .filter(|id| !library.contains(id))
-            .filter(|id| had_findings(**id) || findings.iter().any(|f| f.primary.file == **id))
-            .copied()
+        let has_findings =
+            |id: FileId| had_findings(id) || findings.iter().any(|f| f.primary.file == id);
+        let more_expectations: BTreeSet<String> = reached_fgs()
+            .flat_map(|fg| expectations_read(fg, &envs))
+            .filter(|rel| !shared.contains(rel))
+            .filter(|rel| expectations_file(rel).is_some_and(has_findings))
             .collect();
-        if !shared.is_empty() {
-            library.extend(shared);
+        let more_library: BTreeSet<FileId> = reached_fgs()
+            .flat_map(|fg| library_files_of(base, &project, fg))
+            .filter(|id| !library.contains(id) && has_findings(*id))
+            .collect();
+        if !more_expectations.is_empty() || !more_library.is_empty() {
+            shared.extend(more_expectations);
+            library.extend(more_library);
             continue;
         }
         let findings = findings
