@@ -42,7 +42,7 @@ use std::sync::Arc;
 
 use dqlint_linter::{Config, Diagnostic as Finding, Selection};
 use dqlint_project::{
-    envs_or_none, normalize_rel, Env, FileId, FileKind, Flowgroup, NoSlice, Project, Value,
+    envs_or_none, Env, FileId, FileKind, Flowgroup, NoSlice, Project, Value,
 };
 
 /// The findings of the focus files, computed on a slice.
@@ -168,10 +168,10 @@ pub fn relint(
                 .collect::<HashMap<_, _>>(),
         );
         let keep = |fg: &Flowgroup, _: &[Flowgroup]| {
-            has_quarantine(fg)
+            fg.has_quarantine()
                 || reached.contains(&fg.file)
                 || library_users.contains(&fg.file)
-                || expectations_read(fg, &envs)
+                || fg.expectations_files(&envs)
                     .iter()
                     .any(|rel| shared.contains(rel))
         };
@@ -203,19 +203,19 @@ pub fn relint(
                 .filter(|fg| !reached.contains(&fg.file))
                 .filter(|fg| {
                     library_users.contains(&fg.file)
-                        || expectations_read(fg, &envs)
+                        || fg.expectations_files(&envs)
                             .iter()
                             .any(|rel| shared.contains(rel))
                 })
                 .map(|fg| fg.file),
         );
-        if quarantine_wide || reached_fgs().any(has_quarantine) {
+        if quarantine_wide || reached_fgs().any(Flowgroup::has_quarantine) {
             focus.extend(
                 project
                     .flowgroups
                     .iter()
                     .chain(&base.flowgroups)
-                    .filter(|fg| has_quarantine(fg))
+                    .filter(|fg| fg.has_quarantine())
                     .map(|fg| fg.file),
             );
             focus.extend(
@@ -231,7 +231,7 @@ pub fn relint(
         let has_findings =
             |id: FileId| had_findings(id) || findings.iter().any(|f| f.primary.file == id);
         let more_expectations: BTreeSet<String> = reached_fgs()
-            .flat_map(|fg| expectations_read(fg, &envs))
+            .flat_map(|fg| fg.expectations_files(&envs))
             .filter(|rel| !shared.contains(rel))
             .filter(|rel| expectations_file(rel).is_some_and(has_findings))
             .collect();
@@ -279,10 +279,6 @@ pub fn describe(project: &Project, finding: &Finding) -> String {
     )
 }
 
-fn has_quarantine(fg: &Flowgroup) -> bool {
-    fg.actions.iter().any(|a| a.is_quarantine())
-}
-
 /// The project-relative path under which an expectations file is known.
 fn expectations_rel(project: &Project, file: FileId) -> Option<String> {
     project
@@ -290,25 +286,6 @@ fn expectations_rel(project: &Project, file: FileId) -> Option<String> {
         .iter()
         .find(|(_, set)| set.file == file)
         .map(|(rel, _)| rel.clone())
-}
-
-/// The expectations files the data_quality actions of `fg` read in `envs`
-/// (as the engine pairs them).
-fn expectations_read(fg: &Flowgroup, envs: &[Env]) -> BTreeSet<String> {
-    fg.actions
-        .iter()
-        .filter(|a| a.is_data_quality())
-        .filter_map(|a| a.get_str("expectations_file"))
-        .flat_map(|path| {
-            envs.iter().filter_map(move |env| {
-                let resolved = env.resolve(path);
-                resolved
-                    .unresolved
-                    .is_empty()
-                    .then(|| normalize_rel(&resolved.text))
-            })
-        })
-        .collect()
 }
 
 /// The template, preset and blueprint files `fg` is built from, before

@@ -620,10 +620,10 @@ impl Workspace {
             }
             Err(_) => return false,
         };
-        // A newer edit has its own run queued: publish nothing stale.
-        if lock(&self.documents).versions_under(&project.root) != versions {
-            return true;
-        }
+        // An edit that came meanwhile has its own re-lint queued behind
+        // this one (they run in turn): it publishes the files it affects,
+        // and the others' findings here are not stale (it cannot change
+        // them), so everything is published.
         let uris = UriMap::new(
             versions
                 .iter()
@@ -661,7 +661,12 @@ impl Workspace {
                     Some(old) => *old == new,
                     None => new.version.is_none() && new.diagnostics.is_empty(),
                 };
-                if unchanged {
+                // Never over the findings of a newer version of a buffer.
+                let older = matches!(
+                    (published.get(&uri).and_then(|p| p.version), new.version),
+                    (Some(shown), Some(ours)) if shown > ours
+                );
+                if unchanged || older {
                     continue;
                 }
                 if new.version.is_none() && new.diagnostics.is_empty() {

@@ -298,9 +298,24 @@ async fn random_edits_end_in_a_fresh_lint() {
         let messages = client.drain_until_quiet(Duration::from_millis(3000)).await;
         last_published(&messages, &mut published);
         let expected = fresh_lint(&project.root, &texts);
-        assert_eq!(
-            published, expected,
-            "after the edits of seed {seed}, the published diagnostics differ from a fresh lint"
+        let differing: Vec<String> = published
+            .keys()
+            .chain(expected.keys())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .filter(|uri| published.get(*uri) != expected.get(*uri))
+            .map(|uri| {
+                format!(
+                    "{uri}\n  published: {:?}\n  fresh lint: {:?}",
+                    published.get(uri),
+                    expected.get(uri)
+                )
+            })
+            .collect();
+        assert!(
+            differing.is_empty(),
+            "after the edits of seed {seed}, the published diagnostics differ from a fresh lint:\n{}",
+            differing.join("\n")
         );
     }
     assert!(client.shutdown_and_exit().await);

@@ -48,6 +48,30 @@ pub struct Flowgroup {
     pub template: Option<(String, Origin)>,
 }
 
+impl Flowgroup {
+    /// The expectations files (project-relative, normalised) its
+    /// data_quality actions read in `envs`; a path with a token an
+    /// environment lacks reads nothing there.
+    pub fn expectations_files(&self, envs: &[crate::Env]) -> std::collections::BTreeSet<String> {
+        self.actions
+            .iter()
+            .filter(|a| a.is_data_quality())
+            .filter_map(|a| a.get_str("expectations_file"))
+            .flat_map(|path| {
+                envs.iter().filter_map(move |env| {
+                    let resolved = env.resolve(path);
+                    resolved.unresolved.is_empty().then(|| crate::normalize_rel(&resolved.text))
+                })
+            })
+            .collect()
+    }
+
+    /// Whether one of its actions is a data_quality action in quarantine mode.
+    pub fn has_quarantine(&self) -> bool {
+        self.actions.iter().any(Action::is_quarantine)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Action {
     pub value: Value,

@@ -15,7 +15,7 @@
 //! Only an edit to `lhp.yaml` has no slice: it decides which files the
 //! project has (`include`, `blueprint_include`), so the caller re-loads.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -139,12 +139,22 @@ impl Project {
             .flat_map(|id| flowgroups_of(&files[id.0 as usize], &library, &blueprints))
             .collect();
         // The expectations files a fresh load would read: those of every
-        // flowgroup, kept or not, with the new texts and tokens.
-        let wanted = crate::wanted_expectations(
-            &self.root,
-            self.flowgroups.iter().filter(|fg| !changed.contains(&fg.file)).chain(&fresh_all),
-            &envs,
-        );
+        // flowgroup, kept or not, with the new texts and tokens. The same
+        // as the load's when the environments and what the changed
+        // flowgroups read are (the usual keystroke).
+        let reads = |fgs: &mut dyn Iterator<Item = &Flowgroup>| -> BTreeSet<String> {
+            let envs = crate::envs_or_none(&envs);
+            fgs.flat_map(|fg| fg.expectations_files(&envs)).collect()
+        };
+        let same_reads = !edited_kind(FileKind::Substitutions)
+            && reads(&mut self.flowgroups.iter().filter(|fg| changed.contains(&fg.file))) == reads(&mut fresh_all.iter());
+        let wanted = (!same_reads).then(|| {
+            crate::wanted_expectations(
+                &self.root,
+                self.flowgroups.iter().filter(|fg| !changed.contains(&fg.file)).chain(&fresh_all),
+                &envs,
+            )
+        });
         let fresh_kept: HashSet<FileId> =
             fresh_all.iter().filter(|fg| keep(fg, &fresh_all)).map(|fg| fg.file).collect();
         let kept: HashSet<FileId> = self
@@ -182,6 +192,9 @@ impl Project {
             .iter()
             .map(|(id, text)| (self.files[id.0 as usize].path.clone(), text.clone()))
             .collect();
+        let wanted = wanted.unwrap_or_else(|| {
+            self.expectations.keys().map(|rel| (rel.clone(), crate::resolve_project_path(&self.root, rel))).collect()
+        });
         let mut expectations = BTreeMap::new();
         for (rel, full) in wanted {
             let set = match self.expectations.get(&rel) {

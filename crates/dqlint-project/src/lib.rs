@@ -510,23 +510,15 @@ pub(crate) fn wanted_expectations<'a>(
     let mut wanted: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut missing: std::collections::HashSet<String> = std::collections::HashSet::new();
     for fg in flowgroups {
-        for action in fg.actions.iter().filter(|a| a.is_data_quality()) {
-            let Some(path) = action.get_str("expectations_file") else { continue };
-            for env in &envs {
-                let resolved = env.resolve(path);
-                if !resolved.unresolved.is_empty() {
-                    continue;
-                }
-                let rel = normalize_rel(&resolved.text);
-                if wanted.contains_key(&rel) || missing.contains(&rel) {
-                    continue;
-                }
-                let full = resolve_project_path(root, &rel);
-                if full.is_file() {
-                    wanted.insert(rel, full);
-                } else {
-                    missing.insert(rel);
-                }
+        for rel in fg.expectations_files(&envs) {
+            if wanted.contains_key(&rel) || missing.contains(&rel) {
+                continue;
+            }
+            let full = resolve_project_path(root, &rel);
+            if full.is_file() {
+                wanted.insert(rel, full);
+            } else {
+                missing.insert(rel);
             }
         }
     }
