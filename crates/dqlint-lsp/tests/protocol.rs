@@ -643,3 +643,42 @@ async fn disk_changes_and_unsaved_closes_update_findings() {
 
     assert!(client.shutdown_and_exit().await);
 }
+
+/// Requests right after edits (no waiting for diagnostics) answer for the
+/// text the editor has: a token's new value, a finding gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_right_after_edits_see_the_new_text() {
+    let project = orders_project();
+    let uri = project.uri(FLOWGROUP_PATH);
+    let substitutions = project.path("substitutions/dev.yaml");
+    let mut client = TestClient::start();
+    client.initialize(&project.root, OPTIONS()).await;
+    client.open(&project.path(FLOWGROUP_PATH), 1);
+    client.open(&substitutions, 1);
+    client.diagnostics(&uri, |p| p["version"] == 1).await;
+    let at = |line: u32, character: u32| json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } });
+
+    // `catalog: acme_dev` -> `catalog: acme_qa`, then hover the token.
+    client.change(&substitutions, 2, (1, 16), (1, 19), "qa");
+    let token = client.request("textDocument/hover", at(26, 20)).await;
+    let text = token["contents"]["value"].as_str().unwrap();
+    assert!(text.contains("`dev`: `acme_qa`"), "{text}");
+
+    // `readMode: batch` -> `readMode: stream`: DQ105 is gone at once.
+    client.change(&project.path(FLOWGROUP_PATH), 2, (19, 14), (19, 19), "stream");
+    let hover = client.request("textDocument/hover", at(19, 16)).await;
+    let text = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(!text.contains("DQ105"), "{text}");
+    let references = client
+        .request(
+            "textDocument/references",
+            json!({ "textDocument": { "uri": uri }, "position": { "line": 26, "character": 20 }, "context": { "includeDeclaration": true } }),
+        )
+        .await;
+    assert!(
+        references.as_array().is_some_and(|r| !r.is_empty()),
+        "{references:#}"
+    );
+
+    assert!(client.shutdown_and_exit().await);
+}
