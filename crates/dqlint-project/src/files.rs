@@ -39,10 +39,11 @@ pub struct SourceFile {
     pub kind: FileKind,
     pub text: Arc<str>,
     pub lines: LineIndex,
-    /// The parse. For flowgroup files the document trees (`root`) are
-    /// released once `Project::flowgroups` is built from them (memory);
-    /// spans, errors, comments and duplicate keys stay.
-    pub yaml: Option<YamlFile>,
+    /// The parse (shared: copies of a project share it). For flowgroup
+    /// files the document trees (`root`) are released once
+    /// `Project::flowgroups` is built from them (memory); spans, errors,
+    /// comments and duplicate keys stay.
+    pub yaml: Option<Arc<YamlFile>>,
     /// Why the file could not be read (missing, binary, not UTF-8...).
     pub read_error: Option<String>,
 }
@@ -122,7 +123,7 @@ pub(crate) fn load_file(
         Err(e) => (Arc::from(""), Some(e)),
     };
     let lines = LineIndex::new(&text);
-    let yaml = (kind.is_yaml() && read_error.is_none()).then(|| dqlint_yaml::parse(&text));
+    let yaml = (kind.is_yaml() && read_error.is_none()).then(|| Arc::new(dqlint_yaml::parse(&text)));
     SourceFile { id, path, rel, kind, text, lines, yaml, read_error }
 }
 

@@ -438,7 +438,8 @@ fn load_if_pending(file: &mut SourceFile, root: &Path, overlay: &Overlay) {
 /// comments and duplicate keys stay.
 fn release_trees(file: &mut SourceFile) {
     if let Some(yaml) = &mut file.yaml {
-        for document in &mut yaml.documents {
+        // Unshared right after the load made it: no copy.
+        for document in &mut std::sync::Arc::make_mut(yaml).documents {
             document.root = None;
         }
     }
