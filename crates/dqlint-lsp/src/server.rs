@@ -114,8 +114,9 @@ impl Backend {
         };
         let workspace = self.workspace.clone();
         let path = path.to_path_buf();
+        let ticket = project.edit(&path);
         tokio::spawn(async move {
-            if !workspace.relint(&project, &path).await {
+            if !workspace.relint_edit(&project, &path, Some(ticket)).await {
                 workspace.schedule(project);
             }
         });

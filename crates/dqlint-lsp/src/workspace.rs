@@ -82,6 +82,9 @@ pub struct ProjectState {
     /// Per edited file, the files its last quick re-lint re-linted (since
     /// the last model): the next edit of it re-lints them again.
     last_focus: Mutex<HashMap<PathBuf, HashSet<PathBuf>>>,
+    /// Edits numbered in arrival order, and the latest one per file.
+    edits: AtomicU64,
+    latest_edit: Mutex<HashMap<PathBuf, u64>>,
     /// Texts of files changed on disk, not open in the editor, since the
     /// last load: edits like the editor's, behind the open buffers.
     on_disk: Mutex<HashMap<PathBuf, Arc<str>>>,
@@ -102,6 +105,8 @@ impl ProjectState {
             snapshot: Mutex::new(None),
             quick_view: Mutex::new(None),
             last_focus: Mutex::new(HashMap::new()),
+            edits: AtomicU64::new(0),
+            latest_edit: Mutex::new(HashMap::new()),
             on_disk: Mutex::new(HashMap::new()),
             published: Mutex::new(HashMap::new()),
             config_problem: Mutex::new(None),
@@ -117,6 +122,13 @@ impl ProjectState {
         *lock(&self.snapshot) = snapshot;
         lock(&self.last_focus).clear();
         *lock(&self.quick_view) = None;
+    }
+
+    /// Numbers an edit of `path`, for [`Workspace::relint_edit`].
+    pub fn edit(&self, path: &Path) -> u64 {
+        let ticket = self.edits.fetch_add(1, Ordering::SeqCst);
+        lock(&self.latest_edit).insert(path.to_path_buf(), ticket);
+        ticket
     }
 
     /// Records the text a file not open in the editor now has on disk.
@@ -569,7 +581,25 @@ impl Workspace {
     /// before the first load, for a file that load did not see (a new file)
     /// and for an edit of `lhp.yaml`.
     pub async fn relint(&self, project: &Arc<ProjectState>, path: &Path) -> bool {
+        self.relint_edit(project, path, None).await
+    }
+
+    /// [`Workspace::relint`] for the edit `ticket` of [`ProjectState::edit`]:
+    /// skipped when a later edit of the same file is queued behind it (that
+    /// one reads the newer text anyway). A keystroke that costs more than
+    /// the next one's delay (a token used in every file) does not pile up.
+    pub async fn relint_edit(
+        &self,
+        project: &Arc<ProjectState>,
+        path: &Path,
+        ticket: Option<u64>,
+    ) -> bool {
         let _running = project.quick.lock().await;
+        if let Some(ticket) = ticket {
+            if lock(&project.latest_edit).get(path).is_some_and(|latest| *latest != ticket) {
+                return true;
+            }
+        }
         let Some(base) = project.snapshot() else {
             return false;
         };
