@@ -80,7 +80,7 @@ fuzz_target!(|data: &[u8]| {
     let new_text: Arc<str> = Arc::from(text);
     let selection = Selection::default();
     let edits = HashMap::from([(file.id, new_text.clone())]);
-    let Ok(quick) = relint(&base.project, file.id, &edits, &base.config, &selection, &|id| base.had_findings.contains(&id)) else { return };
+    let Ok(quick) = relint(&base.project, file.id, &edits, &base.config, &selection, &|id| base.had_findings.contains(&id), &BTreeSet::new()) else { return };
     let overlay: Overlay = HashMap::from([(file.path.clone(), new_text)]);
     let fresh = Project::load(&base.root, &LoadOptions { overlay, ..base.config.load_options(&[]) }).unwrap();
     let fresh_findings = lint_configured(&fresh, &base.config, &selection);

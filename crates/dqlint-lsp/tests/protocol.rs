@@ -682,3 +682,101 @@ async fn requests_right_after_edits_see_the_new_text() {
 
     assert!(client.shutdown_and_exit().await);
 }
+
+/// In a rule expression, completion offers the columns known to reach the
+/// data_quality action: its source view's SQL select list (following `*`
+/// to the view it reads) and the `table_schema` of the table it feeds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn completion_offers_known_columns_in_rule_expressions() {
+    const FLOWGROUP: &str = "\
+pipeline: bronze
+flowgroup: payments
+actions:
+  - name: load_payments
+    type: load
+    readMode: stream
+    source:
+      type: delta
+      database: raw.payments
+    target: v_payments_raw
+  - name: shape_payments
+    type: transform
+    transform_type: sql
+    source: v_payments_raw
+    target: v_payments_shaped
+    sql: |
+      SELECT p.payment_id, p.amount AS amount_eur, current_timestamp() AS loaded_at
+      FROM v_payments_raw p
+  - name: tag_payments
+    type: transform
+    transform_type: sql
+    source: v_payments_shaped
+    target: v_payments
+    sql: SELECT *, 'card' AS channel FROM v_payments_shaped
+  - name: payments_dq
+    type: transform
+    transform_type: data_quality
+    source: v_payments
+    target: v_payments_checked
+    readMode: stream
+    expectations_file: expectations/payments.yaml
+  - name: write_payments
+    type: write
+    source: v_payments_checked
+    write_target:
+      type: streaming_table
+      catalog: main
+      schema: bronze
+      table: payments
+      table_schema: \"payment_id BIGINT, amount_eur DECIMAL(10,2), loaded_at TIMESTAMP, channel STRING, settled BOOLEAN\"
+";
+    let project = TestProject::new(&[
+        ("lhp.yaml", LHP_YAML),
+        ("pipelines/bronze/payments.yaml", FLOWGROUP),
+        (
+            "expectations/payments.yaml",
+            "payment_id IS NOT NULL:\n  action: drop\n  name: has_id\n",
+        ),
+    ]);
+    let rules = project.path("expectations/payments.yaml");
+    let rules_uri = project.uri("expectations/payments.yaml");
+    let mut client = TestClient::start();
+    client.initialize(&project.root, OPTIONS()).await;
+    client.open(&rules, 1);
+    client.diagnostics(&rules_uri, |p| p["version"] == 1).await;
+
+    // A new rule being typed: `amount_eur > 0 AND se`.
+    client.change(&rules, 2, (3, 0), (3, 0), "amount_eur > 0 AND se");
+    let items = client
+        .request(
+            "textDocument/completion",
+            json!({ "textDocument": { "uri": rules_uri }, "position": { "line": 3, "character": 21 } }),
+        )
+        .await;
+    let items = items.as_array().expect("completions");
+    let labels: Vec<&str> = items.iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert_eq!(
+        labels,
+        ["amount_eur", "channel", "loaded_at", "payment_id", "settled"]
+    );
+    let settled = items.iter().find(|i| i["label"] == "settled").unwrap();
+    assert_eq!(
+        settled["textEdit"],
+        json!({ "range": range((3, 19), (3, 21)), "newText": "settled" })
+    );
+    assert!(settled["detail"].as_str().unwrap().contains("table_schema"));
+
+    // A rule's own keys get no columns.
+    let keys = client
+        .request(
+            "textDocument/completion",
+            json!({ "textDocument": { "uri": rules_uri }, "position": { "line": 1, "character": 4 } }),
+        )
+        .await;
+    assert!(
+        !keys.to_string().contains("amount_eur"),
+        "{keys:#}"
+    );
+
+    assert!(client.shutdown_and_exit().await);
+}

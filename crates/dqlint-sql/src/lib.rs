@@ -4,10 +4,13 @@
 //! * [`ddl`]: a small catalog of the `CREATE TABLE` / `ALTER TABLE` / `UPDATE`
 //!   statements of a `.sql` file, used for the DLQ checks (DQ402-DQ409).
 //! * [`ident`]: multi-part table names (DQ401).
+//! * [`columns`]: the columns a select list or a column list names (column
+//!   completion in the language server).
 //!
 //! Every range handed out by this crate is a byte range into the text that
 //! was passed in. Nothing in here panics on arbitrary input.
 
+pub mod columns;
 pub mod ddl;
 pub mod expr;
 pub mod ident;

@@ -1,7 +1,8 @@
 //! `textDocument/completion`, from the buffer text as it is now: keys of a
 //! data_quality action and of `quarantine`; enum values (`mode`,
 //! `readMode`, rule `action`...); `${` token names from the substitutions
-//! files; `expectations_file` paths.
+//! files; `expectations_file` paths; in a rule expression, the columns
+//! known to reach the data_quality actions reading the file.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -131,6 +132,24 @@ pub fn completions(
     let body = before.trim_start();
     let body = body.strip_prefix("- ").unwrap_or(body);
 
+    // A rule expression -> the columns of the rows it checks.
+    if let Some(project) = project {
+        if let Some(partial) = expression_prefix(&lines, position.line as usize, before) {
+            return known_columns(project, path)
+                .into_iter()
+                .map(|(column, from)| {
+                    item(
+                        &column,
+                        CompletionItemKind::FIELD,
+                        Some(from),
+                        None,
+                        Some((range_back(partial), column.clone())),
+                    )
+                })
+                .collect();
+        }
+    }
+
     // `key: val` -> values of the key.
     if let Some((key, value)) = body.split_once(':') {
         let key = key.trim();
@@ -223,6 +242,129 @@ pub fn completions(
         .collect()
 }
 
+/// When the cursor (after `before` on line `at`) is in a rule expression
+/// of an expectations file, the part of a column name typed so far: after
+/// `constraint:` / `expression:` (list shape, YAML or JSON), or in a
+/// top-level key (keyed shape, also under `expectations:`).
+fn expression_prefix<'a>(lines: &[&str], at: usize, before: &'a str) -> Option<&'a str> {
+    let partial_start = before
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    let partial = &before[partial_start..];
+    let head = before.trim_start();
+    let head = head.strip_prefix("- ").unwrap_or(head).trim_start_matches(['{', ' ']);
+    for key in ["constraint", "expression"] {
+        for form in [format!("{key}:"), format!("\"{key}\":")] {
+            if head.starts_with(&form) {
+                return Some(partial);
+            }
+        }
+    }
+    // Keyed shape: the rule keys are the top-level keys, or those right
+    // under a top-level `expectations:`.
+    if before.contains(':') || before.trim_start().starts_with(['-', '"', '{', '#']) {
+        return None;
+    }
+    let indent = before.len() - before.trim_start().len();
+    let wrapped = lines.iter().take(at).find(|l| !l.trim().is_empty() && !l.starts_with([' ', '#']));
+    let rule_indent = match wrapped {
+        Some(l) if l.trim_end().trim_end_matches('\r') == "expectations:" => lines
+            .iter()
+            .skip_while(|l| l.trim_end_matches('\r') != "expectations:")
+            .skip(1)
+            .find(|l| !l.trim().is_empty())
+            .map_or(2, |l| l.len() - l.trim_start().len()),
+        _ => 0,
+    };
+    (indent == rule_indent && (indent > 0 || wrapped.is_none() || !lines[at].starts_with("expectations")))
+        .then_some(partial)
+}
+
+/// The columns known to reach the data_quality actions that read the
+/// expectations file at `path`, each with where it is known from: the
+/// select lists of the `sql` transforms producing their source view
+/// (following `*` to the views it reads, within the flowgroup), and the
+/// `table_schema` of the writes of their target view.
+fn known_columns(project: &Project, path: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let Some(rel) = project
+        .expectations
+        .iter()
+        .find(|(_, set)| project.file(set.file).path == path)
+        .map(|(rel, _)| rel.clone())
+    else {
+        return out;
+    };
+    let envs = dqlint_project::envs_or_none(&project.envs);
+    for fg in &project.flowgroups {
+        for action in fg.actions.iter().filter(|a| a.is_data_quality()) {
+            let reads = action.get_str("expectations_file").is_some_and(|file| {
+                envs.iter().any(|env| {
+                    let resolved = env.resolve(file);
+                    resolved.unresolved.is_empty()
+                        && dqlint_project::normalize_rel(&resolved.text) == rel
+                })
+            });
+            if !reads {
+                continue;
+            }
+            if let Some(source) = action.get_str("source") {
+                view_columns(fg, source, 0, &mut out);
+            }
+            let Some(target) = action.get_str("target") else { continue };
+            for write in fg.actions.iter().filter(|a| a.get_str("source") == Some(target)) {
+                let Some(schema) = write.get("write_target").and_then(|w| w.get_str("table_schema")) else {
+                    continue;
+                };
+                for column in dqlint_sql::columns::column_list_names(schema) {
+                    out.entry(column)
+                        .or_insert_with(|| format!("column of the table written from `{target}` (table_schema)"));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The columns the select list of the `sql` transform making `view` names.
+fn view_columns(
+    fg: &dqlint_project::Flowgroup,
+    view: &str,
+    depth: usize,
+    out: &mut BTreeMap<String, String>,
+) {
+    if depth > 8 {
+        return;
+    }
+    let Some(producer) = fg.actions.iter().find(|a| a.get_str("target") == Some(view)) else {
+        return;
+    };
+    match producer.get_str("transform_type") {
+        Some("sql") => {
+            let Some(columns) = producer
+                .get_str("sql")
+                .and_then(dqlint_sql::columns::select_columns)
+            else {
+                return;
+            };
+            for column in columns.names {
+                out.entry(column)
+                    .or_insert_with(|| format!("column of view `{view}` (its SQL)"));
+            }
+            for relation in columns.all_of {
+                view_columns(fg, &relation, depth + 1, out);
+            }
+        }
+        // Views that pass their source's rows on unchanged.
+        Some("data_quality") | Some("temp_table") => {
+            if let Some(source) = producer.get_str("source") {
+                view_columns(fg, source, depth + 1, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// YAML and JSON files of the project that can hold expectations (not the
 /// flowgroups, templates, presets, substitutions or config).
 fn expectation_paths(root: &Path) -> Vec<String> {
@@ -292,6 +434,24 @@ mod tests {
             action_keys.contains(&"mode".to_string())
                 && !action_keys.contains(&"dlq_table".to_string())
         );
+    }
+
+    #[test]
+    fn expressions_are_found_in_every_shape() {
+        let prefix = |text: &str, line: usize, character: usize| {
+            let lines: Vec<&str> = text.split('\n').collect();
+            expression_prefix(&lines, line, &lines[line][..character]).map(str::to_string)
+        };
+        let keyed = "order_id IS NOT NULL:\n  action: drop\nam";
+        assert_eq!(prefix(keyed, 2, 2).as_deref(), Some("am"));
+        assert_eq!(prefix(keyed, 1, 4), None, "a rule's own keys are not expressions");
+        let wrapped = "expectations:\n  a > 0:\n    action: drop\n  amount > 0 AND cu";
+        assert_eq!(prefix(wrapped, 3, 19).as_deref(), Some("cu"));
+        assert_eq!(prefix(wrapped, 2, 6), None);
+        let list = "- constraint: amount > 0 AND st\n  action: warn";
+        assert_eq!(prefix(list, 0, 31).as_deref(), Some("st"));
+        let json = "{\"expectations\": [\n  {\"expression\": \"x > 0 and sta";
+        assert_eq!(prefix(json, 1, 31).as_deref(), Some("sta"));
     }
 
     #[test]
