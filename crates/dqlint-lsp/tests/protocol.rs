@@ -780,3 +780,55 @@ actions:
 
     assert!(client.shutdown_and_exit().await);
 }
+
+/// `$/cancelRequest` ends a request still waiting (here for the first load
+/// of a large project) with `RequestCancelled`; the server goes on serving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelled_requests_end_at_once() {
+    let flowgroups: Vec<(String, String)> = (0..3000)
+        .map(|i| {
+            (
+                format!("pipelines/bronze/table_{i}.yaml"),
+                format!(
+                    "pipeline: bronze\nflowgroup: table_{i}\nactions:\n  - name: load_{i}\n    type: load\n    readMode: stream\n    source:\n      type: delta\n      database: raw.table_{i}\n    target: v_{i}\n"
+                ),
+            )
+        })
+        .collect();
+    let mut files: Vec<(&str, &str)> = vec![("lhp.yaml", LHP_YAML)];
+    files.extend(flowgroups.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+    let project = TestProject::new(&files);
+    let uri = project.uri("pipelines/bronze/table_7.yaml");
+    let mut client = TestClient::start();
+    client.initialize(&project.root, OPTIONS()).await;
+    client.open(&project.path("pipelines/bronze/table_7.yaml"), 1);
+
+    let hover = json!({
+        "jsonrpc": "2.0", "id": 9001, "method": "textDocument/hover",
+        "params": { "textDocument": { "uri": uri }, "position": { "line": 4, "character": 6 } }
+    });
+    client.send_raw(frame(hover.to_string().as_bytes()));
+    client.notify("$/cancelRequest", json!({ "id": 9001 }));
+    let reply = client
+        .wait_for("the reply to the cancelled hover", |m| m["id"] == 9001)
+        .await;
+    // An answer instead would mean the request did not wait for the load.
+    assert_eq!(reply["error"]["code"], -32800, "{reply:#}");
+
+    // The next request is answered once the project is loaded.
+    let answered = client
+        .request(
+            "textDocument/hover",
+            json!({ "textDocument": { "uri": uri }, "position": { "line": 4, "character": 6 } }),
+        )
+        .await;
+    assert!(
+        answered["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("`type`"),
+        "{answered:#}"
+    );
+
+    assert!(client.shutdown_and_exit().await);
+}
