@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 
 use dqlint_linter::{lint_configured, Config, Diagnostic, Selection};
 use dqlint_lsp::incremental::{describe, relint};
-use dqlint_project::{FileKind, LoadOptions, Overlay, Project};
+use dqlint_project::{Edits, FileKind, LoadOptions, Overlay, Project};
 use dqlint_yaml::LineIndex;
 use libfuzzer_sys::fuzz_target;
 
@@ -79,7 +79,7 @@ fuzz_target!(|data: &[u8]| {
 
     let new_text: Arc<str> = Arc::from(text);
     let selection = Selection::default();
-    let edits = HashMap::from([(file.id, new_text.clone())]);
+    let edits = Edits::from(HashMap::from([(file.id, new_text.clone())]));
     let Ok(quick) = relint(&base.project, file.id, &edits, &base.config, &selection, &|id| base.had_findings.contains(&id), &BTreeSet::new()) else { return };
     let overlay: Overlay = HashMap::from([(file.path.clone(), new_text)]);
     let fresh = Project::load(&base.root, &LoadOptions { overlay, ..base.config.load_options(&[]) }).unwrap();

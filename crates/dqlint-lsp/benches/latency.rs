@@ -25,7 +25,7 @@ use std::sync::Arc;
 use common::{uri, TestClient};
 use dqlint_linter::{Config, Selection};
 use dqlint_lsp::incremental::relint;
-use dqlint_project::{LoadOptions, Project};
+use dqlint_project::{Edits, LoadOptions, Project};
 use serde_json::json;
 
 /// Byte range of the `$` at `(line, column)` (ASCII line).
@@ -191,7 +191,7 @@ async fn main() {
             } else {
                 Arc::from(text.as_str())
             };
-            let edits = HashMap::from([(id, new_text)]);
+            let edits = Edits::from(HashMap::from([(id, new_text)]));
             let started = Instant::now();
             let relinted = relint(
                 &loaded,
@@ -222,7 +222,7 @@ async fn main() {
         let Some(file) = loaded.files.iter().find(|f| f.rel == rel) else {
             return;
         };
-        let edits = HashMap::from([(file.id, Arc::from(edit(&file.text)))]);
+        let edits = Edits::from(HashMap::from([(file.id, Arc::from(edit(&file.text)))]));
         let run = || {
             relint(
                 &loaded,

@@ -42,7 +42,7 @@ use std::sync::Arc;
 
 use dqlint_linter::{Config, Diagnostic as Finding, Selection};
 use dqlint_project::{
-    envs_or_none, Env, FileId, FileKind, Flowgroup, NoSlice, Project, Value,
+    envs_or_none, Edits, Env, FileId, FileKind, Flowgroup, NoSlice, Project, Value,
 };
 
 /// The findings of the focus files, computed on a slice.
@@ -64,7 +64,7 @@ pub struct Relint {
 pub fn relint(
     base: &Project,
     edited: FileId,
-    edits: &HashMap<FileId, Arc<str>>,
+    edits: &Edits,
     config: &Config,
     selection: &Selection,
     had_findings: &dyn Fn(FileId) -> bool,
@@ -80,6 +80,7 @@ pub fn relint(
     }
     let text_of = |id: FileId| -> Arc<str> {
         edits
+            .texts
             .get(&id)
             .cloned()
             .unwrap_or_else(|| base.file(id).text.clone())

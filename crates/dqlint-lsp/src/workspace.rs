@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use dqlint_linter::{Config, Diagnostic as Finding};
-use dqlint_project::{FileId, Overlay, Project};
+use dqlint_project::{Edits, FileId, Overlay, Project};
 use tower_lsp_server::ls_types::{Diagnostic, MessageType, Uri};
 use tower_lsp_server::Client;
 
@@ -284,18 +284,18 @@ impl Workspace {
         &self,
         project: &ProjectState,
         base: &Snapshot,
-    ) -> (HashMap<FileId, Arc<str>>, HashMap<PathBuf, (Uri, i32)>) {
+    ) -> (Edits, HashMap<PathBuf, (Uri, i32)>) {
         let documents = lock(&self.documents);
         let mut texts = lock(&project.on_disk).clone();
         texts.extend(documents.overlay_under(&project.root));
-        let edits = texts
+        let texts: HashMap<FileId, Arc<str>> = texts
             .into_iter()
             .filter_map(|(path, text)| {
                 let file = base.project.file_by_path(&path)?;
                 (file.text != text).then_some((file.id, text))
             })
             .collect();
-        (edits, documents.versions_under(&project.root))
+        (Edits::from(texts), documents.versions_under(&project.root))
     }
 
     /// Brings the last model up to date with every edit, in memory (no

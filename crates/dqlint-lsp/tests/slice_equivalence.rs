@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use dqlint_linter::{Config, Diagnostic, Selection};
 use dqlint_lsp::incremental::{describe, relint};
-use dqlint_project::{FileKind, LoadOptions, Overlay, Project};
+use dqlint_project::{Edits, FileKind, LoadOptions, Overlay, Project};
 
 fn fixture_projects() -> Vec<PathBuf> {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -118,7 +118,7 @@ fn check_edit(
 ) {
     let selection = Selection::default();
     let file = base.files.iter().find(|f| f.rel == rel).unwrap();
-    let edits = HashMap::from([(file.id, new_text.clone())]);
+    let edits = Edits::from(HashMap::from([(file.id, new_text.clone())]));
     let had_findings: std::collections::HashSet<_> =
         base_findings.iter().map(|d| d.primary.file).collect();
     let quick = match relint(base, file.id, &edits, config, &selection, &|id| {
@@ -215,7 +215,7 @@ fn only_an_edit_of_lhp_yaml_needs_a_full_load() {
     let base = Project::load(&root, &LoadOptions::default()).unwrap();
     let relint_of = |kind: FileKind, text: &str| {
         let file = base.files.iter().find(|f| f.kind == kind).unwrap();
-        let edits = HashMap::from([(file.id, Arc::from(text))]);
+        let edits = Edits::from(HashMap::from([(file.id, Arc::from(text))]));
         relint(
             &base,
             file.id,

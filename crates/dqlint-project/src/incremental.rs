@@ -24,6 +24,44 @@ use crate::files::{self, FileKind, Overlay, SourceFile};
 use crate::flowgroup::{self, Flowgroup, Problem, ProblemKind};
 use crate::value::{FileId, Origin, Value, ValueKind};
 use crate::{Env, ExpectationSet, Preset, Project};
+use dqlint_yaml::YamlFile;
+
+/// New texts of files for [`Project::slice`], with their parse when the
+/// caller has it (an editor buffer kept parsed edit by edit,
+/// `dqlint_yaml::LiveYaml`): the slice parses only the others.
+#[derive(Clone, Debug, Default)]
+pub struct Edits {
+    pub texts: HashMap<FileId, Arc<str>>,
+    /// The parse of exactly `texts[id]` (`dqlint_yaml::parse` of it).
+    pub parses: HashMap<FileId, Arc<YamlFile>>,
+}
+
+impl From<HashMap<FileId, Arc<str>>> for Edits {
+    fn from(texts: HashMap<FileId, Arc<str>>) -> Edits {
+        Edits { texts, parses: HashMap::new() }
+    }
+}
+
+impl Edits {
+    pub fn is_empty(&self) -> bool {
+        self.texts.is_empty()
+    }
+
+    /// The edited file, re-read from its new text.
+    fn apply(&self, file: &SourceFile, root: &Path) -> Option<SourceFile> {
+        let text = self.texts.get(&file.id)?;
+        Some(match self.parses.get(&file.id) {
+            Some(yaml) if file.kind.is_yaml() => SourceFile {
+                lines: dqlint_yaml::LineIndex::new(text),
+                text: text.clone(),
+                yaml: Some(yaml.clone()),
+                read_error: None,
+                ..copy(file)
+            },
+            _ => reparse(file, text.clone(), root),
+        })
+    }
+}
 
 /// Why no slice could be made; the caller falls back to [`Project::load`].
 #[derive(Debug, PartialEq, Eq)]
@@ -52,9 +90,10 @@ impl Project {
     /// files the caller planned for are meaningful.
     pub fn slice(
         &self,
-        edits: &HashMap<FileId, Arc<str>>,
+        all_edits: &Edits,
         keep: &dyn Fn(&Flowgroup, &[Flowgroup]) -> bool,
     ) -> Result<Project, NoSlice> {
+        let edits = &all_edits.texts;
         for id in edits.keys() {
             let file = self.files.get(id.0 as usize).ok_or_else(|| NoSlice::UnknownFile(format!("file #{}", id.0)))?;
             if file.kind == FileKind::ProjectConfig {
@@ -67,8 +106,8 @@ impl Project {
         let mut files: Vec<SourceFile> = self
             .files
             .iter()
-            .map(|f| match edits.get(&f.id) {
-                Some(text) => reparse(f, text.clone(), &self.root),
+            .map(|f| match all_edits.apply(f, &self.root) {
+                Some(edited) => edited,
                 None if f.kind == FileKind::Flowgroup => stand_in(f, &empty),
                 None => copy(f),
             })

@@ -21,7 +21,7 @@ pub use files::{FileKind, Overlay, SourceFile};
 pub use flowgroup::{Action, Flowgroup, Problem, ProblemKind};
 pub use substitution::{Env, Resolved, TokenRef, TokenSyntax};
 pub use blueprints::Blueprint;
-pub use incremental::NoSlice;
+pub use incremental::{Edits, NoSlice};
 pub use templates::{Preset, Template};
 pub use value::{Entry, FileId, Origin, Value, ValueKind, Via};
 
