@@ -346,12 +346,7 @@ impl Workspace {
                 self.lint(project).await;
             }
             Ok(Err(panic)) => {
-                let reason = panic_message(panic.as_ref());
-                self.client
-                    .log_message(
-                        MessageType::ERROR,
-                        format!("dqlint: internal error while updating {}: {reason}", project.root.display()),
-                    )
+                self.log_panic(format!("updating {}", project.root.display()), panic_message(panic.as_ref()))
                     .await;
             }
             Err(_) => {}
@@ -436,13 +431,8 @@ impl Workspace {
                 }
             }
             Ok(Err(panic)) => {
-                let reason = panic_message(panic.as_ref());
-                self.client
-                    .log_message(
-                        MessageType::ERROR,
-                        format!("dqlint: internal error while linting {}: {reason} (findings not updated)", project.root.display()),
-                    )
-                    .await;
+                let doing = format!("linting {} (findings not updated)", project.root.display());
+                self.log_panic(doing, panic_message(panic.as_ref())).await;
             }
             Err(join_error) => {
                 self.client
@@ -636,15 +626,7 @@ impl Workspace {
             Ok(Ok(Ok(relinted))) => relinted,
             Ok(Ok(Err(_))) => return false,
             Ok(Err(panic)) => {
-                let reason = panic_message(panic.as_ref());
-                self.client
-                    .log_message(
-                        MessageType::ERROR,
-                        format!(
-                            "dqlint: internal error while re-linting {}: {reason}",
-                            path.display()
-                        ),
-                    )
+                self.log_panic(format!("re-linting {}", path.display()), panic_message(panic.as_ref()))
                     .await;
                 return false;
             }
@@ -723,6 +705,17 @@ impl Workspace {
         *lock(&project.quick_view) = Some((Arc::new(view), focus));
         self.send(changes).await;
         true
+    }
+
+    /// Logs a panic (`reason`) caught while `doing` something; the server
+    /// goes on.
+    async fn log_panic(&self, doing: String, reason: String) {
+        self.client
+            .log_message(
+                MessageType::ERROR,
+                format!("dqlint: internal error while {doing}: {reason}"),
+            )
+            .await;
     }
 
     async fn clear(&self, project: &ProjectState) {

@@ -158,19 +158,13 @@ async fn the_project_configuration_applies_and_is_watched() {
         "ignore = [\"DQ105\"]\n[severity]\nDQ603 = \"error\"\n",
     )
     .unwrap();
-    client.notify(
-        "workspace/didChangeWatchedFiles",
-        json!({ "changes": [{ "uri": common::uri(&config), "type": 1 }] }),
-    );
+    client.watched(&config, 1);
     let configured = client.diagnostics(&uri, |p| codes(p) == ["DQ603"]).await;
     assert_eq!(diagnostic(&configured, "DQ603")["severity"], 1);
 
     // A broken one is shown once; the defaults apply until it is fixed.
     std::fs::write(&config, "ignore = [\"DQ105\"]\nselct = []\n").unwrap();
-    client.notify(
-        "workspace/didChangeWatchedFiles",
-        json!({ "changes": [{ "uri": common::uri(&config), "type": 2 }] }),
-    );
+    client.watched(&config, 2);
     let shown = client
         .wait_for("window/showMessage", |m| {
             m["method"] == "window/showMessage"

@@ -312,10 +312,7 @@ async fn watched_file_changes_update_other_files() {
     // The expectations file is deleted outside the editor.
     let expectations = project.path("expectations/orders_quality.yaml");
     std::fs::remove_file(&expectations).unwrap();
-    client.notify(
-        "workspace/didChangeWatchedFiles",
-        json!({ "changes": [{ "uri": common::uri(&expectations), "type": 3 }] }),
-    );
+    client.watched(&expectations, 3);
     let missing = client
         .diagnostics(&uri, |p| codes(p).contains(&"DQ107".to_string()))
         .await;
@@ -323,10 +320,7 @@ async fn watched_file_changes_update_other_files() {
 
     // ... and restored.
     std::fs::write(&expectations, EXPECTATIONS).unwrap();
-    client.notify(
-        "workspace/didChangeWatchedFiles",
-        json!({ "changes": [{ "uri": common::uri(&expectations), "type": 1 }] }),
-    );
+    client.watched(&expectations, 1);
     let back = client
         .diagnostics(&uri, |p| !codes(p).contains(&"DQ107".to_string()))
         .await;
@@ -615,10 +609,7 @@ async fn disk_changes_and_unsaved_closes_update_findings() {
     // A rule with a name already used, written by another program.
     let duplicated = format!("{EXPECTATIONS}amount < 1000000:\n  action: drop\n  name: valid_order_id\n");
     std::fs::write(&rules, &duplicated).unwrap();
-    client.notify(
-        "workspace/didChangeWatchedFiles",
-        json!({ "changes": [{ "uri": common::uri(&rules), "type": 2 }] }),
-    );
+    client.watched(&rules, 2);
     let found = client
         .diagnostics(&rules_uri, |p| codes(p).contains(&"DQ205".to_string()))
         .await;

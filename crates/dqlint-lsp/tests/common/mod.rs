@@ -98,6 +98,15 @@ impl TestClient {
         self.outgoing.send(bytes).expect("the writer is alive");
     }
 
+    /// `workspace/didChangeWatchedFiles` for one file (`kind`: 1 created,
+    /// 2 changed, 3 deleted).
+    pub fn watched(&self, path: &Path, kind: u8) {
+        self.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({ "changes": [{ "uri": uri(path), "type": kind }] }),
+        );
+    }
+
     pub fn notify(&self, method: &str, params: Value) {
         let message = json!({ "jsonrpc": "2.0", "method": method, "params": params });
         self.send_raw(frame(message.to_string().as_bytes()));
