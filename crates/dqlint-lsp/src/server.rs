@@ -191,6 +191,13 @@ impl LanguageServer for Backend {
                 document_symbol_provider: Some(OneOf::Left(true)),
                 definition_provider: Some(OneOf::Left(true)),
                 references_provider: Some(OneOf::Left(true)),
+                workspace: Some(WorkspaceServerCapabilities {
+                    workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                        supported: Some(true),
+                        change_notifications: Some(OneOf::Left(true)),
+                    }),
+                    file_operations: None,
+                }),
                 completion_provider: Some(CompletionOptions {
                     trigger_characters: Some(vec!["{".into(), ":".into()]),
                     ..CompletionOptions::default()
@@ -319,6 +326,27 @@ impl LanguageServer for Backend {
                 // A file appeared or went: the project's files change. A
                 // deleted lhp.yaml still maps to its folder: the load fails
                 // and drops its findings.
+                self.workspace.schedule(project);
+            }
+        }
+    }
+
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        let added: Vec<PathBuf> = params.event.added.iter().filter_map(|f| uri_to_path(&f.uri)).collect();
+        let removed: Vec<PathBuf> = params.event.removed.iter().filter_map(|f| uri_to_path(&f.uri)).collect();
+        let remaining = {
+            let mut init = lock(&self.init);
+            init.folders.retain(|f| !removed.contains(f));
+            init.folders.extend(added.iter().cloned());
+            init.folders.clone()
+        };
+        for folder in &removed {
+            self.workspace.forget_folder(folder, &remaining).await;
+        }
+        let known: Vec<PathBuf> = self.workspace.projects().iter().map(|p| p.root.clone()).collect();
+        self.workspace.discover(&added);
+        for project in self.workspace.projects() {
+            if !known.contains(&project.root) {
                 self.workspace.schedule(project);
             }
         }

@@ -11,7 +11,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -82,6 +82,9 @@ pub struct ProjectState {
     /// Per edited file, the files its last quick re-lint re-linted (since
     /// the last model): the next edit of it re-lints them again.
     last_focus: Mutex<HashMap<PathBuf, HashSet<PathBuf>>>,
+    /// Set when its workspace folder is removed: nothing more is linted or
+    /// published for it.
+    forgotten: AtomicBool,
     /// Edits numbered in arrival order, and the latest one per file.
     edits: AtomicU64,
     latest_edit: Mutex<HashMap<PathBuf, u64>>,
@@ -105,6 +108,7 @@ impl ProjectState {
             snapshot: Mutex::new(None),
             quick_view: Mutex::new(None),
             last_focus: Mutex::new(HashMap::new()),
+            forgotten: AtomicBool::new(false),
             edits: AtomicU64::new(0),
             latest_edit: Mutex::new(HashMap::new()),
             on_disk: Mutex::new(HashMap::new()),
@@ -191,6 +195,29 @@ impl Workspace {
 
     pub fn projects(&self) -> Vec<Arc<ProjectState>> {
         lock(&self.projects).values().cloned().collect()
+    }
+
+    /// A workspace folder was removed: the projects inside it (and not in a
+    /// folder still open) go, with their findings. One around it stays if
+    /// another folder is in it.
+    pub async fn forget_folder(&self, removed: &Path, remaining: &[PathBuf]) {
+        let gone: Vec<Arc<ProjectState>> = {
+            let mut projects = lock(&self.projects);
+            let roots: Vec<PathBuf> = projects
+                .keys()
+                .filter(|root| root.starts_with(removed))
+                .filter(|root| !remaining.iter().any(|f| root.starts_with(f) || f.starts_with(root)))
+                .cloned()
+                .collect();
+            roots.iter().filter_map(|root| projects.remove(root)).collect()
+        };
+        for project in gone {
+            project.forgotten.store(true, Ordering::SeqCst);
+            // A run in flight publishes before this clears.
+            let _running = project.run.lock().await;
+            let _quick = project.quick.lock().await;
+            self.clear(&project).await;
+        }
     }
 
     /// Finds the projects in (or around) the workspace folders.
@@ -553,11 +580,16 @@ impl Workspace {
             }
             *published = by_uri;
         }
-        self.send(changes).await;
+        self.send_for(project, changes).await;
         moved_on_paths
     }
 
-    async fn send(&self, changes: Vec<(Uri, Published)>) {
+    /// Publishes `changes`, unless `project` was forgotten meanwhile (its
+    /// workspace folder removed).
+    async fn send_for(&self, project: &ProjectState, changes: Vec<(Uri, Published)>) {
+        if project.forgotten.load(Ordering::SeqCst) {
+            return;
+        }
         for (uri, p) in changes {
             self.client
                 .publish_diagnostics(uri, p.diagnostics, p.version)
@@ -703,7 +735,7 @@ impl Workspace {
         };
         lock(&project.last_focus).insert(path.to_path_buf(), focus.clone());
         *lock(&project.quick_view) = Some((Arc::new(view), focus));
-        self.send(changes).await;
+        self.send_for(project, changes).await;
         true
     }
 

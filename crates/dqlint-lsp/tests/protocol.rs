@@ -823,3 +823,65 @@ async fn cancelled_requests_end_at_once() {
 
     assert!(client.shutdown_and_exit().await);
 }
+
+/// Several workspace folders, one holding two LHP projects (one nested
+/// deeper): each project is linted on its own; removing a folder drops its
+/// projects' findings, adding it back brings them again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_folders_and_projects_at_once() {
+    let orders = orders_project();
+    let team = TestProject::new(&[
+        ("one/lhp.yaml", LHP_YAML),
+        ("one/substitutions/dev.yaml", SUBSTITUTIONS),
+        ("one/expectations/orders_quality.yaml", EXPECTATIONS),
+        ("one/pipelines/bronze/orders.yaml", FLOWGROUP),
+        ("nested/two/lhp.yaml", LHP_YAML),
+        ("nested/two/substitutions/dev.yaml", "dev:\n  landing: /Volumes/x\n"),
+        ("nested/two/expectations/orders_quality.yaml", EXPECTATIONS),
+        ("nested/two/pipelines/bronze/orders.yaml", FLOWGROUP),
+    ]);
+    let mut client = TestClient::start();
+    client
+        .initialize_folders(&[&orders.root, &team.root], OPTIONS())
+        .await;
+    let files = [
+        orders.path(FLOWGROUP_PATH),
+        team.path("one/pipelines/bronze/orders.yaml"),
+        team.path("nested/two/pipelines/bronze/orders.yaml"),
+    ];
+    for path in &files {
+        client.open(path, 1);
+    }
+    for path in &files[..2] {
+        let shown = client.diagnostics(&common::uri(path), |p| p["version"] == 1).await;
+        assert_eq!(codes(&shown), ["DQ105", "DQ603"], "{}", path.display());
+    }
+    // The nested project has no `catalog` token: its own substitutions.
+    let nested = client
+        .diagnostics(&common::uri(&files[2]), |p| p["version"] == 1)
+        .await;
+    assert_eq!(codes(&nested), ["DQ105", "DQ601", "DQ603"]);
+
+    // The team folder goes: both its projects' findings are cleared.
+    let folder = |root: &std::path::Path| json!([{ "uri": common::uri(root), "name": "team" }]);
+    client.notify(
+        "workspace/didChangeWorkspaceFolders",
+        json!({ "event": { "added": [], "removed": folder(&team.root) } }),
+    );
+    for path in &files[1..] {
+        client
+            .diagnostics(&common::uri(path), |p| codes(p).is_empty())
+            .await;
+    }
+    // ... and comes back.
+    client.notify(
+        "workspace/didChangeWorkspaceFolders",
+        json!({ "event": { "added": folder(&team.root), "removed": [] } }),
+    );
+    for path in &files[1..] {
+        client
+            .diagnostics(&common::uri(path), |p| codes(p).contains(&"DQ105".to_string()))
+            .await;
+    }
+    assert!(client.shutdown_and_exit().await);
+}

@@ -223,13 +223,22 @@ impl TestClient {
     }
 
     pub async fn initialize(&mut self, root: &Path, options: Value) -> Value {
+        self.initialize_folders(&[root], options).await
+    }
+
+    /// `initialize` with several workspace folders (the first is `rootUri`).
+    pub async fn initialize_folders(&mut self, folders: &[&Path], options: Value) -> Value {
+        let workspace_folders: Vec<Value> = folders
+            .iter()
+            .map(|f| json!({ "uri": uri(f), "name": f.file_name().unwrap().to_string_lossy() }))
+            .collect();
         let result = self
             .request(
                 "initialize",
                 json!({
                     "processId": null,
-                    "rootUri": uri(root),
-                    "workspaceFolders": [{ "uri": uri(root), "name": "project" }],
+                    "rootUri": uri(folders[0]),
+                    "workspaceFolders": workspace_folders,
                     "capabilities": {
                         "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } },
                         "textDocument": { "publishDiagnostics": { "relatedInformation": true } }
