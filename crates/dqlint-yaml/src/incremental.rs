@@ -94,11 +94,22 @@ impl Replacement {
 impl LiveYaml {
     /// Parses `text`; [`LiveYaml::yaml`] is then what [`parse`](crate::parse) gives.
     pub fn new(text: &str) -> LiveYaml {
+        LiveYaml::with_reader(text, crate::block_reader::enabled())
+    }
+
+    /// [`LiveYaml::new`] with every document going through tree-sitter: it
+    /// then equals [`parse_tree_sitter_only`](crate::parse_tree_sitter_only),
+    /// edit after edit.
+    pub fn new_tree_sitter_only(text: &str) -> LiveYaml {
+        LiveYaml::with_reader(text, false)
+    }
+
+    fn with_reader(text: &str, fast: bool) -> LiveYaml {
         let mut live = LiveYaml {
             text: text.to_string(),
             yaml: Arc::new(YamlFile { documents: Vec::new(), errors: Vec::new(), comments: Vec::new() }),
             documents: Vec::new(),
-            reader: DocumentReader::new(crate::block_reader::enabled()),
+            reader: DocumentReader::new(fast),
             stats: ReparseStats::default(),
         };
         let mut documents = Vec::new();

@@ -309,8 +309,17 @@ fn parse_document(
         errors.push(SyntaxError { span: base..base, message });
         return unread(span, errors, comments);
     }
-    let by = if previous.is_some() { ReadBy::TreeSitterIncremental } else { ReadBy::TreeSitter };
-    let Some(first) = parser.parse(&source, previous.as_ref()) else {
+    let mut by = if previous.is_some() { ReadBy::TreeSitterIncremental } else { ReadBy::TreeSitter };
+    let mut first = parser.parse(&source, previous.as_ref());
+    // How tree-sitter recovers from a syntax error depends on the tree it
+    // starts from: an incremental parse of a broken document can differ from
+    // a fresh one, and the errors reported would then depend on the edit
+    // history. Only an error-free incremental tree is kept.
+    if by == ReadBy::TreeSitterIncremental && first.as_ref().is_none_or(|t| t.root_node().has_error()) {
+        by = ReadBy::TreeSitter;
+        first = parser.parse(&source, None);
+    }
+    let Some(first) = first else {
         return unread(span, errors, comments);
     };
     *previous = Some(first.clone());
