@@ -433,7 +433,7 @@ fn locate_error(tree: &tree_sitter::Tree, source: &str) -> Option<(usize, String
     // The grammar sometimes gives up and stops the tree at the mistake: the
     // culprit is the first non-blank line after where the tree ends.
     let covered = root.end_byte();
-    if root.is_error() && source[covered..].trim().len() > 0 {
+    if root.is_error() && !source[covered..].trim().is_empty() {
         let at = covered + (source[covered..].len() - source[covered..].trim_start().len());
         return Some((at, describe_line(source, at)));
     }
@@ -652,11 +652,7 @@ impl Builder<'_> {
                         .unwrap_or_default();
                     content = Some(self.alias(child, &name));
                 }
-                _ if child.is_named() => {
-                    if content.is_none() {
-                        content = self.content(child);
-                    }
-                }
+                _ if child.is_named() && content.is_none() => content = self.content(child),
                 _ => {}
             }
         }
