@@ -389,6 +389,13 @@ mod tests {
         live
     }
 
+    /// The language server keeps buffers behind a mutex shared by tasks.
+    #[test]
+    fn a_live_buffer_can_move_between_threads() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<LiveYaml>();
+    }
+
     #[test]
     fn documents_after_the_edit_move_and_are_not_read_again() {
         let text = "a: 1\n---\nb: [x, y]  # c\n---\nc: &x 2\nd: *x\n";

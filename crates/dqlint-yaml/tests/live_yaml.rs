@@ -12,13 +12,9 @@ mod edit_script;
 use std::path::{Path, PathBuf};
 
 use dqlint_yaml::{parse, parse_tree_sitter_only, LiveYaml, YamlFile};
-use edit_script::{check_edit, random_edit, Edit, Rng};
+use edit_script::{check_edit, random_edit, Edit, Rng, READERS};
 
 type Reference = fn(&str) -> YamlFile;
-
-/// Both ways of reading: with the fast line reader, and tree-sitter only.
-const READERS: [(fn(&str) -> LiveYaml, Reference); 2] =
-    [(LiveYaml::new, parse), (LiveYaml::new_tree_sitter_only, parse_tree_sitter_only)];
 
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };

@@ -42,6 +42,17 @@ impl Rng {
     }
 }
 
+/// A way to read a buffer live, and the fresh parse it must equal.
+pub type Reader = (fn(&str) -> LiveYaml, fn(&str) -> YamlFile);
+
+/// Both ways of reading: with the fast line reader, and tree-sitter only
+/// (so tree-sitter's incremental path is checked on every document, not
+/// only on those the fast reader refuses).
+pub const READERS: [Reader; 2] = [
+    (LiveYaml::new, dqlint_yaml::parse),
+    (LiveYaml::new_tree_sitter_only, dqlint_yaml::parse_tree_sitter_only),
+];
+
 /// One replacement of bytes `range` by `text`.
 #[derive(Clone, Debug)]
 pub struct Edit {
@@ -117,6 +128,18 @@ pub fn edits_from_bytes(data: &[u8], text: &str) -> Vec<Edit> {
         edits.push(edit);
     }
     edits
+}
+
+/// The fuzzer's check of `LiveYaml` on an input: a few edits derived from
+/// the bytes, the invariant checked after each, with both readers.
+pub fn check_live_edits(data: &[u8], text: &str) {
+    for (new, reference) in READERS {
+        let mut live = new(text);
+        assert!(*live.yaml() == reference(text), "LiveYaml::new differs from a fresh parse");
+        for (i, edit) in edits_from_bytes(data, text).iter().enumerate() {
+            check_edit(&mut live, edit, reference, &format!("edit {i}"));
+        }
+    }
 }
 
 /// Applies an edit to a plain string the way `LiveYaml::edit` clamps it.
