@@ -309,20 +309,23 @@ fn parse_document(
         errors.push(SyntaxError { span: base..base, message });
         return unread(span, errors, comments);
     }
-    let mut by = if previous.is_some() { ReadBy::TreeSitterIncremental } else { ReadBy::TreeSitter };
-    let mut first = parser.parse(&source, previous.as_ref());
     // How tree-sitter recovers from a syntax error depends on the tree it
     // starts from: an incremental parse of a broken document can differ from
     // a fresh one, and the errors reported would then depend on the edit
-    // history. Only an error-free incremental tree is kept.
+    // history. So a broken document is parsed afresh, and keeps no tree to
+    // start from next time (it most likely is still broken after the next
+    // edit, and an incremental parse through errors is slow).
+    let mut by = if previous.is_some() { ReadBy::TreeSitterIncremental } else { ReadBy::TreeSitter };
+    let mut first = parser.parse(&source, previous.as_ref());
     if by == ReadBy::TreeSitterIncremental && first.as_ref().is_none_or(|t| t.root_node().has_error()) {
         by = ReadBy::TreeSitter;
         first = parser.parse(&source, None);
     }
     let Some(first) = first else {
+        *previous = None;
         return unread(span, errors, comments);
     };
-    *previous = Some(first.clone());
+    *previous = (!first.root_node().has_error()).then(|| first.clone());
     let mut tree = first;
     let mut broken = false;
     let mut reported_lines: Vec<usize> = Vec::new();
