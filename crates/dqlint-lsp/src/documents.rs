@@ -31,13 +31,16 @@ pub struct Documents {
 /// Buffers whose parse is kept: the files dqlint reads as YAML (JSON is
 /// read by the same parser). `.sql` and anything else keep text only.
 fn is_yaml(path: &Path) -> bool {
-    path.extension().and_then(|e| e.to_str()).is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
 }
 
 impl Documents {
     pub fn open(&mut self, path: PathBuf, document: Document) {
         if is_yaml(&path) {
-            self.parses.insert(path.clone(), LiveYaml::new(&document.text));
+            self.parses
+                .insert(path.clone(), LiveYaml::new(&document.text));
         }
         self.open.insert(path, document);
     }
@@ -154,13 +157,21 @@ pub fn apply_change(text: &mut String, range: Option<Range>, new_text: &str) -> 
         let old_end = text.len();
         text.clear();
         text.push_str(new_text);
-        return ReplacedBytes { start: 0, old_end, new_end: new_text.len() };
+        return ReplacedBytes {
+            start: 0,
+            old_end,
+            new_end: new_text.len(),
+        };
     };
     let lines = LineIndex::new(text);
     let start = byte_offset(&lines, text, range.start);
     let end = byte_offset(&lines, text, range.end).max(start);
     text.replace_range(start..end, new_text);
-    ReplacedBytes { start, old_end: end, new_end: start + new_text.len() }
+    ReplacedBytes {
+        start,
+        old_end: end,
+        new_end: start + new_text.len(),
+    }
 }
 
 /// Byte offset of an LSP position (0-based line, UTF-16 column).
@@ -247,7 +258,11 @@ mod tests {
                 }
                 let inserted = ["", "x", "\n", "ü-", "abc: d"][next(5)];
                 text.replace_range(start..end, inserted);
-                let this = ReplacedBytes { start, old_end: end, new_end: start + inserted.len() };
+                let this = ReplacedBytes {
+                    start,
+                    old_end: end,
+                    new_end: start + inserted.len(),
+                };
                 folded = Some(folded.map_or(this, |before| before.then(this)));
             }
             let Some(r) = folded else { continue };
@@ -258,11 +273,19 @@ mod tests {
     }
 
     fn document(text: &str) -> Document {
-        Document { uri: "file:///p/a.yaml".parse().unwrap(), version: 1, text: Arc::from(text) }
+        Document {
+            uri: "file:///p/a.yaml".parse().unwrap(),
+            version: 1,
+            text: Arc::from(text),
+        }
     }
 
     fn change(range: Option<Range>, text: &str) -> TextDocumentContentChangeEvent {
-        TextDocumentContentChangeEvent { range, range_length: None, text: text.to_string() }
+        TextDocumentContentChangeEvent {
+            range,
+            range_length: None,
+            text: text.to_string(),
+        }
     }
 
     #[test]
@@ -273,7 +296,10 @@ mod tests {
         // Two changes in one notification, the second in the offsets the
         // first left: `é` -> `😀` (UTF-16 columns), then a key typed in the
         // second document.
-        let changes = vec![change(range(0, 3, 0, 4), "😀"), change(range(3, 0, 3, 0), "d: 2\n")];
+        let changes = vec![
+            change(range(0, 3, 0, 4), "😀"),
+            change(range(3, 0, 3, 0), "d: 2\n"),
+        ];
         assert!(documents.change(&path, 2, changes));
         let (text, yaml) = documents.parsed(&path).unwrap();
         assert_eq!(&*text, "a: 😀\n---\nb: &x 1\nd: 2\nc: *x\n");
@@ -282,7 +308,10 @@ mod tests {
 
         assert!(documents.change(&path, 3, vec![change(None, "whole: new\n")]));
         let (text, yaml) = documents.parsed(&path).unwrap();
-        assert_eq!((&*text, &*yaml), ("whole: new\n", &dqlint_yaml::parse("whole: new\n")));
+        assert_eq!(
+            (&*text, &*yaml),
+            ("whole: new\n", &dqlint_yaml::parse("whole: new\n"))
+        );
 
         documents.close(&path);
         assert!(documents.parsed(&path).is_none());
@@ -295,6 +324,9 @@ mod tests {
         documents.open(path.clone(), document("CREATE TABLE t (a INT)"));
         assert!(documents.change(&path, 2, vec![change(range(0, 0, 0, 0), "-- x\n")]));
         assert!(documents.parsed(&path).is_none());
-        assert_eq!(documents.text(&path).as_deref(), Some("-- x\nCREATE TABLE t (a INT)"));
+        assert_eq!(
+            documents.text(&path).as_deref(),
+            Some("-- x\nCREATE TABLE t (a INT)")
+        );
     }
 }

@@ -253,7 +253,14 @@ fn a_broken_document_is_parsed_from_scratch_and_handed_back_to_the_fast_reader_o
     let at = broken.find("readMode stream").unwrap() + "readMode stream".len();
     live = type_in(live, parse, at, "ing", "typing in a broken document");
     let stats = live.stats();
-    assert_eq!((stats.incremental_parses, stats.fresh_parses, stats.fast_reads), (0, 4, 1), "{stats:?}");
+    // The broken document: read at first and after each keystroke, from
+    // scratch; the other one read once.
+    assert_eq!(stats.incremental_parses, 0, "{stats:?}");
+    assert_eq!(stats.fresh_parses + stats.fast_reads, 5, "{stats:?}");
+    if !dqlint_yaml::block_reader::enabled() {
+        return; // DQLINT_NO_FAST_YAML: the rest is about the fast reader
+    }
+    assert_eq!(stats.fast_reads, 1, "{stats:?}");
     let colon = broken.find("readMode stream").unwrap() + "readMode".len();
     check_edit(&mut live, &Edit { range: colon..colon, text: ":".to_string() }, parse, "fixing");
     assert_eq!(live.stats().fast_reads, 2);
