@@ -1,8 +1,13 @@
 //! The YAML layer on arbitrary text: parsing never panics, every span it
 //! reports lies on character boundaries inside the text, and each scalar's
 //! offset map points inside the scalar's own source; and the fast line
-//! reader for plain block YAML agrees with tree-sitter on every document.
+//! reader for plain block YAML agrees with tree-sitter on every document;
+//! and a `LiveYaml` of the text, edited a few times (edits derived from the
+//! input bytes), always equals a fresh parse of its text.
 #![no_main]
+
+#[path = "../../crates/dqlint-yaml/tests/edit_script/mod.rs"]
+mod edit_script;
 
 use dqlint_yaml::{parse, scalar, LineIndex, Node, NodeKind};
 use libfuzzer_sys::fuzz_target;
@@ -68,4 +73,5 @@ fuzz_target!(|data: &[u8]| {
         let (line, column) = lines.utf16_position(text, offset);
         assert_eq!(lines.offset_of_utf16(text, line, column), offset, "UTF-16 positions round-trip");
     }
+    edit_script::check_live_edits(data, text);
 });

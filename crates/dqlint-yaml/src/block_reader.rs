@@ -118,8 +118,7 @@ impl<'a> Reader<'a> {
     fn document(&mut self) -> Option<Option<Node>> {
         if let Some(first) = self.lines.first() {
             let body = &self.text[first.start..first.end];
-            if body.starts_with("---") {
-                let rest = &body[3..];
+            if let Some(rest) = body.strip_prefix("---") {
                 let after = rest.trim_start_matches(' ');
                 if !after.is_empty() {
                     if !after.starts_with('#') || rest.len() == after.len() {

@@ -4,10 +4,12 @@
 //! the rest of the file from being read.
 
 pub mod block_reader;
+pub mod incremental;
 pub mod lines;
 pub mod scalar;
 pub mod tree;
 
+pub use incremental::{LiveYaml, ReparseStats};
 pub use lines::{LineIndex, Position};
 pub use scalar::ScalarStyle;
 pub use tree::{parse, parse_tree_sitter_only, Document, Node, NodeKind, Pair, Scalar, ScalarKind, SyntaxError, YamlFile};

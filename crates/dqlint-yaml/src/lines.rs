@@ -92,6 +92,22 @@ pub fn indent_width(line: &str) -> usize {
     line[..line.len() - body.len()].chars().map(|c| if c == '\t' { 8 } else { 1 }).sum()
 }
 
+/// tree-sitter's position of a byte offset: 0-based row, column in bytes.
+pub fn point_at(text: &str, offset: usize) -> tree_sitter::Point {
+    point_after(tree_sitter::Point { row: 0, column: 0 }, &text.as_bytes()[..offset.min(text.len())])
+}
+
+/// tree-sitter's position just after `bytes`, which start at `from`.
+pub fn point_after(from: tree_sitter::Point, bytes: &[u8]) -> tree_sitter::Point {
+    match bytes.iter().rposition(|b| *b == b'\n') {
+        Some(last) => tree_sitter::Point {
+            row: from.row + memchr_iter(b'\n', bytes).count(),
+            column: bytes.len() - last - 1,
+        },
+        None => tree_sitter::Point { row: from.row, column: from.column + bytes.len() },
+    }
+}
+
 pub fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
     while offset > 0 && !text.is_char_boundary(offset) {
         offset -= 1;

@@ -170,34 +170,89 @@ pub fn parse_tree_sitter_only(text: &str) -> YamlFile {
 }
 
 fn parse_with(text: &str, fast: bool) -> YamlFile {
-    let mut parser: Option<tree_sitter::Parser> = None;
+    let mut reader = DocumentReader::new(fast);
     let mut file = YamlFile { documents: Vec::new(), errors: Vec::new(), comments: Vec::new() };
     for span in document_spans(text) {
+        let (read, _) = reader.read(text, span, &mut None);
+        file.errors.extend(read.errors);
+        file.comments.extend(read.comments);
+        file.documents.push(read.document);
+    }
+    put_in_source_order(&mut file);
+    file
+}
+
+/// Sorts a file's errors and comments as [`parse`] hands them out. Documents
+/// are read one by one, and the tree walk meets comments in tree order, not
+/// always source order.
+pub(crate) fn put_in_source_order(file: &mut YamlFile) {
+    file.errors.sort_by_key(|e| e.span.start);
+    file.comments.sort_by_key(|c| (c.start, c.end));
+    file.comments.dedup();
+}
+
+/// What one `---` document adds to its [`YamlFile`]; errors and comments in
+/// the order they were found.
+pub(crate) struct DocumentParse {
+    pub document: Document,
+    pub errors: Vec<SyntaxError>,
+    pub comments: Vec<Range<usize>>,
+}
+
+/// Which reader read a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReadBy {
+    FastReader,
+    /// tree-sitter from scratch.
+    TreeSitter,
+    /// tree-sitter starting from the document's previous tree.
+    TreeSitterIncremental,
+    /// Neither: the document is too long or too deeply nested to read.
+    Refused,
+}
+
+/// Reads documents one at a time, through the fast line reader when allowed
+/// and it accepts the document, else through tree-sitter (one parser, made
+/// on first need).
+pub(crate) struct DocumentReader {
+    fast: bool,
+    parser: Option<tree_sitter::Parser>,
+}
+
+impl DocumentReader {
+    pub fn new(fast: bool) -> DocumentReader {
+        DocumentReader { fast, parser: None }
+    }
+
+    /// Reads the document `span` of `text`. `tree`, when given, is
+    /// tree-sitter's tree of an earlier text of this document, already
+    /// `edit`ed to this text: tree-sitter then re-parses only what changed.
+    /// When tree-sitter reads the document, `tree` becomes its tree of this
+    /// text (before any recovery blanked a line), ready for the next edit.
+    pub fn read(
+        &mut self,
+        text: &str,
+        span: Range<usize>,
+        tree: &mut Option<tree_sitter::Tree>,
+    ) -> (DocumentParse, ReadBy) {
         // The depth guard speaks for both readers: a document it refuses is
         // refused whichever reader would have read it.
-        if fast && too_deep(&text[span.clone()]).is_none() {
+        if self.fast && too_deep(&text[span.clone()]).is_none() {
             if let Some(read) = crate::block_reader::read_document(text, span.clone()) {
-                file.comments.extend(read.comments);
                 let document = Document { span, root: read.root, broken: false, duplicate_keys: read.duplicate_keys };
-                file.documents.push(document);
-                continue;
+                let read = DocumentParse { document, errors: Vec::new(), comments: read.comments };
+                return (read, ReadBy::FastReader);
             }
         }
-        let parser = parser.get_or_insert_with(|| {
+        let parser = self.parser.get_or_insert_with(|| {
             let mut parser = tree_sitter::Parser::new();
             parser
                 .set_language(&tree_sitter_yaml::LANGUAGE.into())
                 .expect("tree-sitter-yaml is ABI-compatible with the linked runtime");
             parser
         });
-        let document = parse_document(parser, text, span, &mut file);
-        file.documents.push(document);
+        parse_document(parser, text, span, tree)
     }
-    file.errors.sort_by_key(|e| e.span.start);
-    // The tree walk meets comments in tree order, not always source order.
-    file.comments.sort_by_key(|c| (c.start, c.end));
-    file.comments.dedup();
-    file
 }
 
 /// Cuts a text at lines that start with `---` (the marker belongs to the
@@ -227,13 +282,19 @@ fn parse_document(
     parser: &mut tree_sitter::Parser,
     text: &str,
     span: Range<usize>,
-    file: &mut YamlFile,
-) -> Document {
+    previous: &mut Option<tree_sitter::Tree>,
+) -> (DocumentParse, ReadBy) {
     let base = span.start;
+    let mut errors = Vec::new();
+    let mut comments = Vec::new();
+    let unread = |span, errors, comments| {
+        let document = Document { span, root: None, broken: true, duplicate_keys: Vec::new() };
+        (DocumentParse { document, errors, comments }, ReadBy::Refused)
+    };
     let mut source = text[span.clone()].to_string();
     let lines = source.lines().count();
     if lines > MAX_DOCUMENT_LINES {
-        file.errors.push(SyntaxError {
+        errors.push(SyntaxError {
             span: base..base,
             message: format!(
                 "this YAML document has {lines} lines; the YAML grammar cannot read more than \
@@ -241,19 +302,33 @@ fn parse_document(
                  with `---` or into several files)"
             ),
         });
-        return Document { span, root: None, broken: true, duplicate_keys: Vec::new() };
+        return unread(span, errors, comments);
     }
 
     if let Some(message) = too_deep(&source) {
-        file.errors.push(SyntaxError { span: base..base, message });
-        return Document { span, root: None, broken: true, duplicate_keys: Vec::new() };
+        errors.push(SyntaxError { span: base..base, message });
+        return unread(span, errors, comments);
     }
+    // How tree-sitter recovers from a syntax error depends on the tree it
+    // starts from: an incremental parse of a broken document can differ from
+    // a fresh one, and the errors reported would then depend on the edit
+    // history. So a broken document is parsed afresh, and keeps no tree to
+    // start from next time (it most likely is still broken after the next
+    // edit, and an incremental parse through errors is slow).
+    let mut by = if previous.is_some() { ReadBy::TreeSitterIncremental } else { ReadBy::TreeSitter };
+    let mut first = parser.parse(&source, previous.as_ref());
+    if by == ReadBy::TreeSitterIncremental && first.as_ref().is_none_or(|t| t.root_node().has_error()) {
+        by = ReadBy::TreeSitter;
+        first = parser.parse(&source, None);
+    }
+    let Some(first) = first else {
+        *previous = None;
+        return unread(span, errors, comments);
+    };
+    *previous = (!first.root_node().has_error()).then(|| first.clone());
+    let mut tree = first;
     let mut broken = false;
     let mut reported_lines: Vec<usize> = Vec::new();
-    let mut tree = match parser.parse(&source, None) {
-        Some(tree) => tree,
-        None => return Document { span, root: None, broken: true, duplicate_keys: Vec::new() },
-    };
     for _ in 0..MAX_RECOVERY_ROUNDS {
         if !tree.root_node().has_error() {
             break;
@@ -266,7 +341,7 @@ fn parse_document(
         }
         reported_lines.push(line.start);
         let shown = trim_range(&source, line.clone());
-        file.errors.push(SyntaxError { span: base + shown.start..base + shown.end, message });
+        errors.push(SyntaxError { span: base + shown.start..base + shown.end, message });
         // Blank the line and the lines nested under it (they cannot belong
         // anywhere now), keeping offsets, and try again.
         let blanked = line.start..nested_block_end(&source, line);
@@ -276,8 +351,20 @@ fn parse_document(
             .chars()
             .map(|c| if c == '\n' { "\n".to_string() } else { " ".repeat(c.len_utf8()) })
             .collect();
+        // Same length, same line breaks: the blank is an edit that moves
+        // nothing, and tree-sitter re-parses only around it.
+        let start_position = crate::lines::point_at(&source, blanked.start);
+        let end_position = crate::lines::point_after(start_position, &source.as_bytes()[blanked.clone()]);
+        tree.edit(&tree_sitter::InputEdit {
+            start_byte: blanked.start,
+            old_end_byte: blanked.end,
+            new_end_byte: blanked.end,
+            start_position,
+            old_end_position: end_position,
+            new_end_position: end_position,
+        });
         source.replace_range(blanked, &blank);
-        match parser.parse(&source, None) {
+        match parser.parse(&source, Some(&tree)) {
             Some(t) => tree = t,
             None => break,
         }
@@ -290,16 +377,17 @@ fn parse_document(
         alias_budget: ALIAS_NODE_BUDGET,
         duplicate_keys: Vec::new(),
         errors: Vec::new(),
-        comments: &mut file.comments,
+        comments: &mut comments,
     };
     let root = builder.document_root(tree.root_node());
     let duplicate_keys = std::mem::take(&mut builder.duplicate_keys);
-    let errors = std::mem::take(&mut builder.errors);
-    if !errors.is_empty() {
+    let alias_errors = std::mem::take(&mut builder.errors);
+    if !alias_errors.is_empty() {
         broken = true;
     }
-    file.errors.extend(errors);
-    Document { span, root, broken, duplicate_keys }
+    errors.extend(alias_errors);
+    let document = Document { span, root, broken, duplicate_keys };
+    (DocumentParse { document, errors, comments }, by)
 }
 
 /// Nesting deeper than this is not configuration; the grammar's scanner
@@ -348,7 +436,7 @@ fn locate_error(tree: &tree_sitter::Tree, source: &str) -> Option<(usize, String
     // The grammar sometimes gives up and stops the tree at the mistake: the
     // culprit is the first non-blank line after where the tree ends.
     let covered = root.end_byte();
-    if root.is_error() && source[covered..].trim().len() > 0 {
+    if root.is_error() && !source[covered..].trim().is_empty() {
         let at = covered + (source[covered..].len() - source[covered..].trim_start().len());
         return Some((at, describe_line(source, at)));
     }
@@ -567,11 +655,7 @@ impl Builder<'_> {
                         .unwrap_or_default();
                     content = Some(self.alias(child, &name));
                 }
-                _ if child.is_named() => {
-                    if content.is_none() {
-                        content = self.content(child);
-                    }
-                }
+                _ if child.is_named() && content.is_none() => content = self.content(child),
                 _ => {}
             }
         }

@@ -1,6 +1,9 @@
 //! Inputs the fuzzer (`fuzz/`, target `yaml`) once broke, replayed on every
 //! test run: spans must stay on character boundaries inside the text, and
-//! the fast line reader must read what tree-sitter reads.
+//! the fast line reader must read what tree-sitter reads, and a `LiveYaml`
+//! edited as the fuzzer edits it must equal a fresh parse.
+
+mod edit_script;
 
 use dqlint_yaml::{parse, Node, NodeKind};
 
@@ -52,6 +55,7 @@ fn saved_fuzz_inputs() {
         let bytes = std::fs::read(entry.unwrap().path()).unwrap();
         if let Ok(text) = std::str::from_utf8(&bytes) {
             check_text(text);
+            edit_script::check_live_edits(&bytes, text);
             count += 1;
         }
     }

@@ -1,0 +1,280 @@
+//! `LiveYaml`, the parse of an open buffer kept up to date edit by edit,
+//! must always equal a fresh parse of its text: spans, decoded values,
+//! errors, comments, duplicate keys and broken flags. Checked after every
+//! edit of long seeded edit sequences on real files, with the fast reader
+//! on (against `parse`) and with tree-sitter alone (against
+//! `parse_tree_sitter_only`), so tree-sitter's incremental path is held to
+//! the invariant on every document, not only on those the fast reader
+//! refuses.
+
+mod edit_script;
+
+use std::path::{Path, PathBuf};
+
+use dqlint_yaml::{parse, parse_tree_sitter_only, LiveYaml, YamlFile};
+use edit_script::{check_edit, random_edit, Edit, Rng, READERS};
+
+type Reference = fn(&str) -> YamlFile;
+
+fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            yaml_files(&path, out);
+        } else if path.extension().is_some_and(|x| x == "yaml" || x == "yml" || x == "json") {
+            out.push(path);
+        }
+    }
+}
+
+fn fixture_texts() -> Vec<(String, String)> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut files = Vec::new();
+    yaml_files(&root, &mut files);
+    let texts: Vec<(String, String)> = files
+        .iter()
+        .filter_map(|p| Some((p.strip_prefix(&root).ok()?.display().to_string(), std::fs::read_to_string(p).ok()?)))
+        .collect();
+    assert!(texts.len() > 400, "the fixtures are where they were");
+    texts
+}
+
+fn fixture(rel: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(rel);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `count` random edits of `text` (pasting from `paste`), the invariant
+/// checked after each, for both readers.
+fn edit_randomly(name: &str, text: &str, paste: &str, seed: u64, count: usize) {
+    for (new, reference) in READERS {
+        let mut rng = Rng::new(seed);
+        let mut live = new(text);
+        assert_eq!(*live.yaml(), reference(text), "{name}: the first parse");
+        for i in 0..count {
+            let edit = random_edit(&mut rng, live.text(), paste);
+            check_edit(&mut live, &edit, reference, &format!("{name}, edit {i} (seed {seed})"));
+        }
+    }
+}
+
+/// Types `typed` one character at a time at `at`, the invariant checked
+/// after each keystroke; returns the buffer.
+fn type_in(mut live: LiveYaml, reference: Reference, at: usize, typed: &str, name: &str) -> LiveYaml {
+    let mut offset = at;
+    for c in typed.chars() {
+        let edit = Edit { range: offset..offset, text: c.to_string() };
+        check_edit(&mut live, &edit, reference, name);
+        offset += c.len_utf8();
+    }
+    live
+}
+
+#[test]
+fn every_fixture_survives_random_edits() {
+    let texts = fixture_texts();
+    for (i, (name, text)) in texts.iter().enumerate() {
+        let paste = &texts[(i + 1) % texts.len()].1;
+        edit_randomly(name, text, paste, i as u64, 12);
+    }
+}
+
+#[test]
+fn long_edit_sequences() {
+    let files = [
+        "showcase/pipelines/silver/orders_silver.yaml",
+        "showcase/config/pipeline_config.yaml",
+        "showcase/templates/bronze_quarantined.yaml",
+        "showcase/expectations/products_quality.yaml",
+    ];
+    for (seed, rel) in files.iter().enumerate() {
+        let paste = fixture(files[(seed + 1) % files.len()]);
+        edit_randomly(rel, &fixture(rel), &paste, 1000 + seed as u64, 600);
+    }
+}
+
+#[test]
+fn corpus_files_survive_random_edits() {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/lhp-examples");
+    if !corpus.is_dir() {
+        eprintln!("note: corpus not found at {}; test skipped", corpus.display());
+        return;
+    }
+    let mut files = Vec::new();
+    yaml_files(&corpus, &mut files);
+    // A spread of the corpus: flowgroups, templates, presets, expectations.
+    let step = (files.len() / 40).max(1);
+    for (i, path) in files.iter().step_by(step).enumerate() {
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        edit_randomly(&path.display().to_string(), &text, &text, 5000 + i as u64, 20);
+    }
+}
+
+#[test]
+fn typing_a_flowgroup_character_by_character_then_deleting_it() {
+    let text = fixture("showcase/pipelines/silver/orders_silver.yaml") + "description: naïve € 😀\n";
+    for (new, reference) in READERS {
+        let mut live = type_in(new(""), reference, 0, &text, "typing");
+        assert_eq!(live.text(), text);
+        while !live.text().is_empty() {
+            let last = live.text().char_indices().last().map_or(0, |(i, _)| i);
+            let edit = Edit { range: last..live.text().len(), text: String::new() };
+            check_edit(&mut live, &edit, reference, "deleting");
+        }
+    }
+}
+
+#[test]
+fn syntax_errors_made_and_fixed() {
+    let text = fixture("showcase/pipelines/silver/orders_silver.yaml");
+    let colon = text.find("readMode:").unwrap() + "readMode".len();
+    let line = text.find("    source: v_orders_bronze").unwrap();
+    let value = text.find("v_orders_bronze\n").unwrap();
+    let breakages = [
+        (colon..colon + 1, ""),   // a missing `:`
+        (line..line, "\t"),       // a tab in the indentation
+        (line..line, " "),        // odd indentation
+        (value..value, "\""),     // an unterminated quote
+        (value..value, "[a, "),   // an unclosed flow sequence
+        (value..value, "*nope "), // an alias to no anchor
+        (line..line, "- "),       // a list item in a mapping
+    ];
+    for (new, reference) in READERS {
+        let mut live = new(&text);
+        for (range, broken) in &breakages {
+            let before = live.text()[range.clone()].to_string();
+            let make = Edit { range: range.clone(), text: broken.to_string() };
+            check_edit(&mut live, &make, reference, "breaking");
+            assert!(!live.yaml().errors.is_empty(), "{broken:?} at {range:?} is a syntax error");
+            let fix = Edit { range: range.start..range.start + broken.len(), text: before };
+            check_edit(&mut live, &fix, reference, "fixing");
+            assert_eq!(live.text(), text);
+        }
+    }
+}
+
+#[test]
+fn line_breaks_converted_to_crlf_and_back_tabs_and_wide_characters() {
+    let text = fixture("showcase/config/pipeline_config.yaml");
+    for (new, reference) in READERS {
+        let mut live = new(&text);
+        // Every `\n` becomes `\r\n`, last first (offsets stay valid).
+        let breaks: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
+        for &at in breaks.iter().rev() {
+            check_edit(&mut live, &Edit { range: at..at, text: "\r".to_string() }, reference, "to CRLF");
+        }
+        assert_eq!(live.text(), text.replace('\n', "\r\n"));
+        // Tabs and multi-byte characters typed at line starts and ends.
+        for (i, insert) in ["\t", "é", "😀", "€", "\u{2028}", "\u{feff}"].iter().enumerate() {
+            let at = live.text().match_indices("\r\n").nth(i * 2).map_or(0, |(i, _)| i);
+            check_edit(&mut live, &Edit { range: at..at, text: insert.to_string() }, reference, "wide");
+            check_edit(&mut live, &Edit { range: 0..0, text: insert.to_string() }, reference, "wide at 0");
+        }
+        // And back to `\n`: one replacement of the whole text.
+        let back = live.text().replace("\r\n", "\n");
+        let len = live.text().len();
+        check_edit(&mut live, &Edit { range: 0..len, text: back }, reference, "to LF");
+    }
+}
+
+#[test]
+fn document_markers_typed_and_deleted_at_every_line() {
+    let text = fixture("showcase/config/pipeline_config.yaml");
+    for (new, reference) in READERS {
+        let mut live = new(&text);
+        let starts: Vec<usize> =
+            std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).filter(|i| *i < text.len()).collect();
+        for &at in starts.iter().rev() {
+            // `-`, `-`, `-`, ` `: the line becomes a marker, then content again.
+            live = type_in(live, reference, at, "--- ", "marker");
+            check_edit(&mut live, &Edit { range: at..at + 4, text: String::new() }, reference, "unmarker");
+        }
+        // Every marker deleted, then typed back.
+        while let Some(at) = live.text().find("---") {
+            check_edit(&mut live, &Edit { range: at..at + 3, text: String::new() }, reference, "merge");
+        }
+        assert_eq!(live.yaml().documents.len(), 1);
+        let end = live.text().len();
+        check_edit(&mut live, &Edit { range: end..end, text: "---\n".to_string() }, reference, "empty last");
+    }
+}
+
+#[test]
+fn everything_deleted_then_a_whole_file_pasted() {
+    let a = fixture("showcase/pipelines/silver/orders_silver.yaml");
+    let b = fixture("showcase/templates/bronze_quarantined.yaml");
+    for (new, reference) in READERS {
+        let mut live = new(&a);
+        check_edit(&mut live, &Edit { range: 0..a.len(), text: String::new() }, reference, "delete all");
+        assert!(live.yaml().documents.iter().all(|d| d.root.is_none()));
+        check_edit(&mut live, &Edit { range: 0..0, text: b.clone() }, reference, "paste");
+        check_edit(&mut live, &Edit { range: 0..b.len(), text: a.clone() }, reference, "paste over");
+        let mid = a.find("actions:").unwrap();
+        check_edit(&mut live, &Edit { range: mid..mid, text: b.clone() }, reference, "paste inside");
+    }
+}
+
+/// The point of `LiveYaml`: an edit is not a parse from scratch. The
+/// counters can only come out this way if documents after the edit were
+/// kept and tree-sitter started from the previous tree.
+#[test]
+fn an_edit_reuses_unchanged_documents_and_the_previous_tree() {
+    let text = fixture("showcase/pipelines/silver/orders_silver.yaml");
+    let mut live = LiveYaml::new_tree_sitter_only(&text);
+    assert_eq!(live.stats().fresh_parses, 2);
+    let at = text.find("customers_silver").unwrap();
+    live = type_in(live, parse_tree_sitter_only, at, "raw_", "typing in the second document");
+    let stats = live.stats();
+    assert_eq!((stats.edits, stats.incremental_parses, stats.fresh_parses), (4, 4, 2), "{stats:?}");
+    // The first document was never read again.
+    assert_eq!(stats.reused_documents, 4);
+
+    // With the fast reader on, a document it refuses (CRLF line breaks
+    // here) goes to tree-sitter, incrementally after the first time.
+    let crlf = text.replace('\n', "\r\n");
+    let mut live = LiveYaml::new(&crlf);
+    let at = crlf.find("customers_silver").unwrap();
+    live = type_in(live, parse, at, "raw_", "typing in a CRLF document");
+    let stats = live.stats();
+    assert_eq!((stats.incremental_parses, stats.fresh_parses, stats.reused_documents), (4, 2, 4), "{stats:?}");
+}
+
+/// tree-sitter recovers from a syntax error differently depending on the
+/// tree it starts from, so a broken document is parsed from scratch (its
+/// error messages must not depend on the edit history); the recovery
+/// rounds and the other documents still are incremental.
+#[test]
+fn a_broken_document_is_parsed_from_scratch_and_handed_back_to_the_fast_reader_once_fixed() {
+    let text = fixture("showcase/pipelines/silver/orders_silver.yaml");
+    let broken = text.replacen("readMode: stream", "readMode stream", 1);
+    let mut live = LiveYaml::new(&broken);
+    let at = broken.find("readMode stream").unwrap() + "readMode stream".len();
+    live = type_in(live, parse, at, "ing", "typing in a broken document");
+    let stats = live.stats();
+    // The broken document: read at first and after each keystroke, from
+    // scratch; the other one read once.
+    assert_eq!(stats.incremental_parses, 0, "{stats:?}");
+    assert_eq!(stats.fresh_parses + stats.fast_reads, 5, "{stats:?}");
+    if !dqlint_yaml::block_reader::enabled() {
+        return; // DQLINT_NO_FAST_YAML: the rest is about the fast reader
+    }
+    assert_eq!(stats.fast_reads, 1, "{stats:?}");
+    let colon = broken.find("readMode stream").unwrap() + "readMode".len();
+    check_edit(&mut live, &Edit { range: colon..colon, text: ":".to_string() }, parse, "fixing");
+    assert_eq!(live.stats().fast_reads, 2);
+}
+
+/// Found by a long random run: an incremental parse of this edit recovers
+/// from the error by keeping `&order_id` as a key, a fresh parse by
+/// wrapping the whole document in an ERROR; the live parse must report
+/// what a fresh parse reports.
+#[test]
+fn error_recovery_does_not_depend_on_the_edit_history() {
+    let text = "&order_id\namount >= 0:\n  action: drop\n  name: non_negative_amount\n  name: non_negative_amount\n";
+    let typo = Edit { range: 84..94, text: ":\n  action: drop\n  name: non_negativ".to_string() };
+    for (new, reference) in READERS {
+        check_edit(&mut new(text), &typo, reference, "recovery");
+    }
+}
