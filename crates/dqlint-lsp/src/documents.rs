@@ -57,9 +57,6 @@ impl Documents {
     /// An open YAML/JSON buffer's text and its parse (exactly
     /// `dqlint_yaml::parse` of that text), so the engine need not parse the
     /// buffer again. `None` for other buffers and files not open.
-    // Until the engine's rewrite (workspace.rs) takes its buffers' parses
-    // from here.
-    #[allow(dead_code)]
     pub fn parsed(&self, path: &Path) -> Option<(Arc<str>, Arc<YamlFile>)> {
         let text = self.open.get(path)?.text.clone();
         let yaml = self.parses.get(path)?.yaml();

@@ -315,14 +315,21 @@ impl Workspace {
         let documents = lock(&self.documents);
         let mut texts = lock(&project.on_disk).clone();
         texts.extend(documents.overlay_under(&project.root));
-        let texts: HashMap<FileId, Arc<str>> = texts
-            .into_iter()
-            .filter_map(|(path, text)| {
-                let file = base.project.file_by_path(&path)?;
-                (file.text != text).then_some((file.id, text))
-            })
-            .collect();
-        (Edits::from(texts), documents.versions_under(&project.root))
+        let mut edits = Edits::default();
+        for (path, text) in texts {
+            let Some(file) = base.project.file_by_path(&path) else { continue };
+            if file.text == text {
+                continue;
+            }
+            // An open buffer's parse, kept up to date edit by edit.
+            if let Some((parsed_text, yaml)) = documents.parsed(&path) {
+                if parsed_text == text {
+                    edits.parses.insert(file.id, yaml);
+                }
+            }
+            edits.texts.insert(file.id, text);
+        }
+        (edits, documents.versions_under(&project.root))
     }
 
     /// Brings the last model up to date with every edit, in memory (no

@@ -7,6 +7,9 @@
 //!   fresh `Project::load` + `lint` of the same text, and
 //! - every other file's findings are the same before and after the edit,
 //!   so re-linting only the focus leaves nothing stale.
+//!
+//! The deleted line is deleted as in an editor buffer: the slice gets the
+//! buffer's parse kept up to date by `LiveYaml`, as the server gives it.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -15,6 +18,7 @@ use std::sync::Arc;
 use dqlint_linter::{Config, Diagnostic, Selection};
 use dqlint_lsp::incremental::{describe, relint};
 use dqlint_project::{Edits, FileKind, LoadOptions, Overlay, Project};
+use dqlint_yaml::{LiveYaml, YamlFile};
 
 fn fixture_projects() -> Vec<PathBuf> {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -92,19 +96,16 @@ fn findings_in(project: &Project, findings: &[Diagnostic], file: &str) -> Vec<St
         .collect()
 }
 
-/// `text` without its `n`-th line (counted modulo the line count).
-fn without_line(text: &str, n: usize) -> String {
+/// The byte range of the `n`-th line of `text` (counted modulo the line
+/// count), newline included.
+fn line_range(text: &str, n: usize) -> std::ops::Range<usize> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     if lines.is_empty() {
-        return String::new();
+        return 0..0;
     }
     let skip = n % lines.len();
-    lines
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i != skip)
-        .map(|(_, l)| *l)
-        .collect()
+    let start: usize = lines[..skip].iter().map(|l| l.len()).sum();
+    start..start + lines[skip].len()
 }
 
 fn check_edit(
@@ -114,11 +115,13 @@ fn check_edit(
     base_findings: &[Diagnostic],
     rel: &str,
     new_text: Arc<str>,
+    parse: Option<Arc<YamlFile>>,
     failures: &mut Vec<String>,
 ) {
     let selection = Selection::default();
     let file = base.files.iter().find(|f| f.rel == rel).unwrap();
-    let edits = Edits::from(HashMap::from([(file.id, new_text.clone())]));
+    let mut edits = Edits::from(HashMap::from([(file.id, new_text.clone())]));
+    edits.parses.extend(parse.map(|yaml| (file.id, yaml)));
     let had_findings: std::collections::HashSet<_> =
         base_findings.iter().map(|d| d.primary.file).collect();
     let quick = match relint(base, file.id, &edits, config, &selection, &|id| {
@@ -191,9 +194,15 @@ fn slice_findings_equal_a_fresh_lint() {
             .map(|f| (f.rel.clone(), f.text.clone()))
             .collect();
         for (i, (rel, text)) in editable.iter().enumerate() {
-            check_edit(&root, &config, &base, &base_findings, rel, text.clone(), &mut failures);
-            let broken = Arc::from(without_line(text, i * 7 + 3));
-            check_edit(&root, &config, &base, &base_findings, rel, broken, &mut failures);
+            check_edit(&root, &config, &base, &base_findings, rel, text.clone(), None, &mut failures);
+            // A line deleted, the way an editor buffer is: a YAML buffer's
+            // parse brought up to date by `LiveYaml` goes with the text.
+            let deleted = line_range(text, i * 7 + 3);
+            let mut live = LiveYaml::new(text);
+            live.edit(deleted.start, deleted.end, "");
+            let broken: Arc<str> = Arc::from(live.text());
+            let parse = (!rel.ends_with(".sql")).then(|| live.yaml());
+            check_edit(&root, &config, &base, &base_findings, rel, broken, parse, &mut failures);
             checked += 1;
         }
     }
@@ -235,4 +244,22 @@ fn only_an_edit_of_lhp_yaml_needs_a_full_load() {
         substitutions.focus.len() > 1,
         "emptying the substitutions re-lints the files using its tokens"
     );
+}
+
+#[test]
+fn a_buffer_parse_given_with_the_edit_is_used_not_redone() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/showcase");
+    let base = Project::load(&root, &LoadOptions::default()).unwrap();
+    let file = base
+        .files
+        .iter()
+        .find(|f| f.kind == FileKind::Flowgroup)
+        .unwrap();
+    let text: Arc<str> = Arc::from(format!("{}\n# edited\n", file.text));
+    let live = LiveYaml::new(&text);
+    let mut edits = Edits::from(HashMap::from([(file.id, text)]));
+    edits.parses.insert(file.id, live.yaml());
+    let slice = base.slice(&edits, &|_, _| true).unwrap();
+    let used = slice.file(file.id).yaml.as_ref().unwrap();
+    assert!(Arc::ptr_eq(used, &live.yaml()));
 }
