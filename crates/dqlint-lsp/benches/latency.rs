@@ -252,6 +252,26 @@ async fn main() {
     wide("templates/bronze_cleanse_template.yaml", &|t| format!("{t}\n# edited\n"));
     wide("expectations/generic_quality.json", &|t| format!("{t} "));
     wide("substitutions/dev.yaml", &|t| t.replacen("catalog: acme_edw_dev", "catalog: acme_edw_dew", 1));
+
+    // What a request after an edit may wait for once (Workspace::refresh):
+    // the whole model brought up to date in memory, and linted.
+    let one_edit = Edits::from(HashMap::from([(id, edited.clone())]));
+    let mut refreshes: Vec<Duration> = (0..10)
+        .map(|_| {
+            let started = Instant::now();
+            let model = loaded.slice(&one_edit, &|_, _| true).unwrap();
+            let findings =
+                dqlint_linter::lint_configured(&model, &Config::default(), &Selection::default());
+            std::hint::black_box(findings.len());
+            drop(model);
+            started.elapsed()
+        })
+        .collect();
+    refreshes.sort();
+    println!(
+        "whole model brought up to date in memory and linted (refresh): median {:.0} ms",
+        percentile(&refreshes, 0.5).as_secs_f64() * 1e3
+    );
     drop(loaded);
 
     let mut client = TestClient::start();
