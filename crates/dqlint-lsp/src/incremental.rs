@@ -135,8 +135,6 @@ pub fn relint(
     {
         quarantine_wide = true;
     }
-    // Expectations files whose findings the edit can change, before it
-    // (here) and after it (from the changed flowgroups, below).
     // Files whose findings every flowgroup reading or built from them
     // shares: an expectations file, a template, preset or blueprint. One
     // the reached flowgroups use joins the focus, with all its users kept,
