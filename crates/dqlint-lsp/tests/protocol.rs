@@ -885,3 +885,77 @@ async fn several_folders_and_projects_at_once() {
     }
     assert!(client.shutdown_and_exit().await);
 }
+
+/// Hover and definition on quarantine configuration (the showcase): a
+/// `dlq_table` shows its inbox and outbox per environment and where each
+/// is created, and jumps there; a rule used in quarantine mode shows it is
+/// enforced as `drop`; `use_template` and a template's preset jump to their
+/// files.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quarantine_hover_and_definitions() {
+    let project = fixture_copy("showcase");
+    let orders = project.path("pipelines/bronze/orders.yaml");
+    let uri = project.uri("pipelines/bronze/orders.yaml");
+    let mut client = TestClient::start();
+    client.initialize(&project.root, OPTIONS()).await;
+    client.open(&orders, 1);
+    client.diagnostics(&uri, |p| p["version"] == 1).await;
+    let at = |uri: &str, line: u32, character: u32| json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } });
+
+    let dlq = client.request("textDocument/hover", at(&uri, 26, 8)).await;
+    let text = dlq["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.contains("| `dev` | `acme_dev.ops.dlq` | `sql/dlq/create_dlq.sql:4` | `acme_dev.ops.dlq_outbox` | `sql/dlq/create_dlq.sql:19` |"),
+        "{text}"
+    );
+    assert!(text.contains("| `prod` | `acme_prod.ops.dlq` |"), "{text}");
+
+    let created = client
+        .request("textDocument/definition", at(&uri, 26, 43))
+        .await;
+    let lines: Vec<(String, u64)> = created
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["uri"].as_str().unwrap().rsplit('/').next().unwrap().to_string(),
+                l["range"]["start"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [("create_dlq.sql".to_string(), 3), ("create_dlq.sql".to_string(), 18)]
+    );
+
+    let rules_uri = project.uri("expectations/orders_quality.json");
+    client.open(&project.path("expectations/orders_quality.json"), 1);
+    let rule = client.request("textDocument/hover", at(&rules_uri, 5, 50)).await;
+    let text = rule["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.contains("`amount > 0`") && text.contains("enforced as `drop`") && text.contains("`orders_quarantine`"),
+        "{text}"
+    );
+
+    let customers = project.uri("pipelines/bronze/customers.yaml");
+    client.open(&project.path("pipelines/bronze/customers.yaml"), 1);
+    let template = client
+        .request("textDocument/definition", at(&customers, 2, 16))
+        .await;
+    assert!(
+        template[0]["uri"].as_str().unwrap().ends_with("templates/bronze_quarantined.yaml"),
+        "{template:#}"
+    );
+    let template_uri = project.uri("templates/bronze_quarantined.yaml");
+    client.open(&project.path("templates/bronze_quarantined.yaml"), 1);
+    let preset = client
+        .request("textDocument/definition", at(&template_uri, 4, 6))
+        .await;
+    assert!(
+        preset[0]["uri"].as_str().unwrap().ends_with("presets/bronze_defaults.yaml"),
+        "{preset:#}"
+    );
+
+    assert!(client.shutdown_and_exit().await);
+}

@@ -1,7 +1,8 @@
 //! `textDocument/definition`: `expectations_file` -> the file; `${token}`
 //! -> its definition in each substitutions file; `use_template` -> the
 //! template; a preset name -> the preset; a `source` view -> the action(s)
-//! whose `target` it is.
+//! whose `target` it is; a `dlq_table` -> the `CREATE TABLE` of its inbox
+//! and outbox.
 
 use std::path::Path;
 
@@ -39,7 +40,40 @@ pub fn definition(snapshot: &Snapshot, path: &Path, position: Position) -> Vec<L
     if found.is_empty() {
         found = model_definitions(snapshot, &uris, file, offset);
     }
+    if found.is_empty() {
+        found.extend(listed_preset(snapshot, &uris, file, offset));
+    }
     found
+}
+
+/// A preset named in a `presets:` list of a template (or of a flowgroup
+/// no model value points back to): the preset's file.
+fn listed_preset(
+    snapshot: &Snapshot,
+    uris: &UriMap,
+    file: &SourceFile,
+    offset: usize,
+) -> Option<Location> {
+    let line_no = file.lines.line_of(offset);
+    let line = &file.text[file.lines.line_range(&file.text, line_no)];
+    let column = offset.checked_sub(file.lines.line_range(&file.text, line_no).start)?;
+    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let start = line[..column].rfind(|c| !is_name(c)).map_or(0, |i| i + 1);
+    let end = line[column..].find(|c| !is_name(c)).map_or(line.len(), |i| column + i);
+    let word = &line[start..end];
+    let preset = snapshot.project.presets.get(word)?;
+    // The word sits in `presets: [..]` or in a list under `presets:`.
+    let in_list = line.trim_start().starts_with("presets:") || {
+        let indent = line.len() - line.trim_start().len();
+        line.trim_start().starts_with("- ")
+            && (0..line_no).rev().find_map(|n| {
+                let above = &file.text[file.lines.line_range(&file.text, n)];
+                let above_indent = above.len() - above.trim_start().len();
+                (!above.trim().is_empty() && !above.trim_start().starts_with('-') && above_indent <= indent)
+                    .then(|| above.trim_start().starts_with("presets:"))
+            }) == Some(true)
+    };
+    in_list.then(|| uris.uri(&snapshot.project.file(preset.file).path).map(file_start))?
 }
 
 fn token_definitions(
@@ -110,6 +144,21 @@ fn model_definitions(
                         let location = file_start(uri);
                         if !found.contains(&location) {
                             found.push(location);
+                        }
+                    }
+                }
+            }
+            if let Some(dlq) = action
+                .get("quarantine")
+                .and_then(|q| q.get("dlq_table"))
+                .filter(|v| contains(&v.origin, file.id, offset))
+            {
+                for tables in crate::handlers::dlq::dlq_tables(project, dlq.as_str().unwrap_or_default()) {
+                    for (ddl_file, span) in [tables.inbox_ddl, tables.outbox_ddl].into_iter().flatten() {
+                        if let Some(location) = convert::location(project, uris, ddl_file, &span) {
+                            if !found.contains(&location) {
+                                found.push(location);
+                            }
                         }
                     }
                 }

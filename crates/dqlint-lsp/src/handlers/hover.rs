@@ -206,7 +206,8 @@ fn expectation_hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> O
 }
 
 /// A key of a flowgroup, template or preset: its documentation; for
-/// `dlq_table`, the resolved inbox and outbox in each environment.
+/// `dlq_table`, the resolved inbox and outbox in each environment and
+/// where their `CREATE TABLE` is.
 fn key_hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Hover> {
     if !matches!(
         file.kind,
@@ -225,19 +226,28 @@ fn key_hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Ho
         let value = text[key_span.end..].trim_start_matches(':').trim();
         let value = value.trim_matches(|c| c == '"' || c == '\'');
         if !value.is_empty() {
-            out.push_str("\n\n| env | inbox | outbox |\n|---|---|---|\n");
-            let envs = dqlint_project::envs_or_none(&snapshot.project.envs);
-            for env in &envs {
-                let resolved = env.resolve(value);
-                let name = if env.name.is_empty() {
-                    "(none)"
-                } else {
-                    env.name.as_str()
+            out.push_str("\n\n| env | inbox | created in | outbox | created in |\n|---|---|---|---|---|\n");
+            let project = &snapshot.project;
+            let created = |ddl: &Option<(dqlint_project::FileId, std::ops::Range<usize>)>| match ddl {
+                Some((file, span)) => {
+                    let file = project.file(*file);
+                    format!("`{}:{}`", file.rel, file.lines.line_of(span.start) + 1)
+                }
+                None => "no `CREATE TABLE`".to_string(),
+            };
+            for dlq in crate::handlers::dlq::dlq_tables(project, value) {
+                let env = if dlq.env.is_empty() { "(none)" } else { dlq.env.as_str() };
+                let name = |n: &Option<String>| match n {
+                    Some(n) => format!("`{n}`"),
+                    None => "(a token does not resolve)".to_string(),
                 };
                 let _ = writeln!(
                     out,
-                    "| `{name}` | `{}` | `{}_outbox` |",
-                    resolved.text, resolved.text
+                    "| `{env}` | {} | {} | {} | {} |",
+                    name(&dlq.inbox),
+                    created(&dlq.inbox_ddl),
+                    name(&dlq.outbox),
+                    created(&dlq.outbox_ddl),
                 );
             }
         }

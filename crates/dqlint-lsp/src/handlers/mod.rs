@@ -3,6 +3,7 @@
 pub mod code_action;
 pub mod completion;
 pub mod definition;
+pub mod dlq;
 pub mod document_symbol;
 pub mod field_docs;
 pub mod hover;
