@@ -58,8 +58,8 @@ fn listed_preset(
     let line = &file.text[file.lines.line_range(&file.text, line_no)];
     let column = offset.checked_sub(file.lines.line_range(&file.text, line_no).start)?;
     let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    let start = line[..column].rfind(|c| !is_name(c)).map_or(0, |i| i + 1);
-    let end = line[column..].find(|c| !is_name(c)).map_or(line.len(), |i| column + i);
+    let start = line.get(..column)?.rfind(|c| !is_name(c)).map_or(0, |i| i + 1);
+    let end = line.get(column..)?.find(|c| !is_name(c)).map_or(line.len(), |i| column + i);
     let word = &line[start..end];
     let preset = snapshot.project.presets.get(word)?;
     // The word sits in `presets: [..]` or in a list under `presets:`.
