@@ -108,16 +108,27 @@ fn line_range(text: &str, n: usize) -> std::ops::Range<usize> {
     start..start + lines[skip].len()
 }
 
+/// A fixture project as loaded, with its findings.
+struct Loaded<'a> {
+    root: &'a Path,
+    config: &'a Config,
+    project: &'a Project,
+    findings: &'a [Diagnostic],
+}
+
 fn check_edit(
-    root: &Path,
-    config: &Config,
-    base: &Project,
-    base_findings: &[Diagnostic],
+    loaded: &Loaded,
     rel: &str,
     new_text: Arc<str>,
     parse: Option<Arc<YamlFile>>,
     failures: &mut Vec<String>,
 ) {
+    let Loaded {
+        root,
+        config,
+        project: base,
+        findings: base_findings,
+    } = *loaded;
     let selection = Selection::default();
     let file = base.files.iter().find(|f| f.rel == rel).unwrap();
     let mut edits = Edits::from(HashMap::from([(file.id, new_text.clone())]));
@@ -193,8 +204,14 @@ fn slice_findings_equal_a_fresh_lint() {
             .filter(|f| f.kind != FileKind::ProjectConfig)
             .map(|f| (f.rel.clone(), f.text.clone()))
             .collect();
+        let loaded = Loaded {
+            root: &root,
+            config: &config,
+            project: &base,
+            findings: &base_findings,
+        };
         for (i, (rel, text)) in editable.iter().enumerate() {
-            check_edit(&root, &config, &base, &base_findings, rel, text.clone(), None, &mut failures);
+            check_edit(&loaded, rel, text.clone(), None, &mut failures);
             // A line deleted, the way an editor buffer is: a YAML buffer's
             // parse brought up to date by `LiveYaml` goes with the text.
             let deleted = line_range(text, i * 7 + 3);
@@ -202,7 +219,7 @@ fn slice_findings_equal_a_fresh_lint() {
             live.edit(deleted.start, deleted.end, "");
             let broken: Arc<str> = Arc::from(live.text());
             let parse = (!rel.ends_with(".sql")).then(|| live.yaml());
-            check_edit(&root, &config, &base, &base_findings, rel, broken, parse, &mut failures);
+            check_edit(&loaded, rel, broken, parse, &mut failures);
             checked += 1;
         }
     }

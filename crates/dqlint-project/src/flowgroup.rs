@@ -222,8 +222,8 @@ pub fn resolve(file: FileId, mut doc: Value, lib: &Library) -> Flowgroup {
     // Test actions are dropped unless `--include-tests`, as `lhp validate` does.
     actions.retain(|a| a.get_str("type") != Some("test"));
 
-    match doc.get("presets") {
-        Some(list) => match list.as_seq() {
+    if let Some(list) = doc.get("presets") {
+        match list.as_seq() {
             Some(items) => {
                 for item in items {
                     if let Some(name) = item.as_str() {
@@ -237,8 +237,7 @@ pub fn resolve(file: FileId, mut doc: Value, lib: &Library) -> Flowgroup {
                 origin: list.origin.clone(),
             }),
             None => {}
-        },
-        None => {}
+        }
     }
 
     let mut valid_actions = Vec::new();
@@ -351,13 +350,11 @@ fn apply_variables(doc: &mut Value, problems: &mut Vec<Problem>) {
 /// names left over, with where they stand.
 pub(crate) fn substitute_in(value: &mut Value, vars: &HashMap<String, String>, undefined: &mut Vec<(String, Origin)>) {
     match &mut value.kind {
-        ValueKind::Str(s) => {
-            if s.contains("%{") {
-                let (next, missing) = substitute_variables(s, vars);
-                *s = next;
-                for name in missing {
-                    undefined.push((name, value.origin.clone()));
-                }
+        ValueKind::Str(s) if s.contains("%{") => {
+            let (next, missing) = substitute_variables(s, vars);
+            *s = next;
+            for name in missing {
+                undefined.push((name, value.origin.clone()));
             }
         }
         ValueKind::Map(entries) => entries.iter_mut().for_each(|e| substitute_in(&mut e.value, vars, undefined)),

@@ -144,7 +144,7 @@ impl Value {
     pub fn is_truthy(&self) -> bool {
         match &self.kind {
             ValueKind::Str(s) => !s.is_empty(),
-            ValueKind::Number(n) => n.trim_start_matches(['-', '+', '0', '.']).len() > 0,
+            ValueKind::Number(n) => !n.trim_start_matches(['-', '+', '0', '.']).is_empty(),
             ValueKind::Bool(b) => *b,
             ValueKind::Null => false,
             ValueKind::Map(m) => !m.is_empty(),

@@ -138,7 +138,7 @@ pub fn unused(
             && !entry.names_unused_suppression()
             // A prefix may be there for any rule it covers: every one of
             // them must have run for it to be known unused.
-            && RULES.iter().filter(|r| entry.covers(r)).all(|r| ran(r))
+            && RULES.iter().filter(|r| entry.covers(r)).all(&ran)
         {
             unused.push(entry);
         } else {
