@@ -711,8 +711,9 @@ fn file_deleted_while_linting() {
     std::fs::remove_file(dir.path().join("pipelines/bronze/gone_target.yaml")).unwrap();
     let report = lint_cli(dir.path());
     let gone = report["diagnostics"].as_array().unwrap().iter().any(|d| {
-        d["code"] == "DQ001" && d["message"].as_str().unwrap_or_default().contains("gone.yaml")
-            || d["code"] == "DQ001" && d["file"] == "pipelines/bronze/gone.yaml"
+        d["code"] == "DQ001"
+            && (d["message"].as_str().unwrap_or_default().contains("gone.yaml")
+                || d["file"] == "pipelines/bronze/gone.yaml")
     });
     assert!(gone, "{report:#}");
     assert_eq!(cli_findings(&report, "DQ105", "pipelines/bronze/orders.yaml").len(), 1);
