@@ -1,12 +1,12 @@
 //! Sequences of editor edits, applied as the language server applies them
 //! (LSP ranges in UTF-16 positions, clamped), then re-linted the quick way
 //! the server does after a keystroke: the findings it publishes for the
-//! files it re-lints must equal a fresh load and lint of the same text.
+//! files it re-lints must equal a fresh load and lint of the same text, and
+//! every other file's findings must stay as they were.
 //!
-//! Input: byte 0 picks a fixture project, byte 1 one of its flowgroup,
-//! expectations or `.sql` files; then edits of five bytes (start line,
-//! start column, end line, end column, length n) followed by n bytes of
-//! replacement text.
+//! Input: byte 0 picks a fixture project, byte 1 one of its files (any but
+//! `lhp.yaml`); then edits of five bytes (start line, start column, end
+//! line, end column, length n) followed by n bytes of replacement text.
 #![no_main]
 
 use std::collections::{BTreeSet, HashMap};
@@ -19,12 +19,24 @@ use dqlint_project::{Edits, FileKind, LoadOptions, Overlay, Project};
 use dqlint_yaml::LineIndex;
 use libfuzzer_sys::fuzz_target;
 
-const FIXTURES: [&str; 5] = ["rules/DQ207/bad", "rules/DQ404/bad", "rules/DQ501/bad", "rules/DQ009/bad", "rules/DQ603/bad"];
+const FIXTURES: [&str; 8] = [
+    "rules/DQ207/bad",
+    "rules/DQ404/bad",
+    "rules/DQ501/bad",
+    "rules/DQ009/bad",
+    "rules/DQ603/bad",
+    // A preset, blueprints, and the showcase's template, presets and
+    // substitutions: the edits of the files flowgroups are built from.
+    "rules/DQ109/bad",
+    "rules/DQ004/good",
+    "showcase",
+];
 
 struct Base {
     root: PathBuf,
     config: Config,
     project: Project,
+    findings: Vec<Diagnostic>,
     had_findings: std::collections::HashSet<dqlint_project::FileId>,
 }
 
@@ -38,11 +50,9 @@ fn bases() -> &'static Vec<Base> {
                 let root = std::fs::canonicalize(fixtures.join(rel)).expect("the fixture exists");
                 let config = Config::discover(&root, None).expect("the fixture's config");
                 let project = Project::load(&root, &config.load_options(&[])).expect("the fixture loads");
-                let had_findings = lint_configured(&project, &config, &Selection::default())
-                    .iter()
-                    .map(|f| f.primary.file)
-                    .collect();
-                Base { root, config, project, had_findings }
+                let findings = lint_configured(&project, &config, &Selection::default());
+                let had_findings = findings.iter().map(|f| f.primary.file).collect();
+                Base { root, config, project, findings, had_findings }
             })
             .collect()
     })
@@ -60,7 +70,7 @@ fuzz_target!(|data: &[u8]| {
         .project
         .files
         .iter()
-        .filter(|f| matches!(f.kind, FileKind::Flowgroup | FileKind::Expectations | FileKind::Sql))
+        .filter(|f| f.kind != FileKind::ProjectConfig)
         .collect();
     let file = editable[*which as usize % editable.len()];
 
@@ -90,6 +100,17 @@ fuzz_target!(|data: &[u8]| {
             findings_in(&quick.project, &quick.findings, rel),
             findings_in(&fresh, &fresh_findings, rel),
             "editing {}, the quick re-lint of {rel} differs from a fresh lint",
+            file.rel
+        );
+    }
+    // Every other file keeps its findings: re-linting only the focus
+    // leaves nothing stale.
+    let files: BTreeSet<String> = fresh.files.iter().chain(&base.project.files).map(|f| f.rel.clone()).collect();
+    for rel in files.difference(&focus) {
+        assert_eq!(
+            findings_in(&base.project, &base.findings, rel),
+            findings_in(&fresh, &fresh_findings, rel),
+            "editing {} changes the findings of {rel}, which the quick re-lint leaves out",
             file.rel
         );
     }

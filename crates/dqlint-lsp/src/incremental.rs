@@ -28,8 +28,14 @@
 //!   other users (unchanged) add none either. This keeps a keystroke in one
 //!   of 500 flowgroups reading the same clean expectations file from
 //!   re-linting all 500.
+//!   With the DDL group re-linted, the same holds for the templates,
+//!   presets and blueprints any quarantine action comes from.
 //! - the files the previous re-lint of the same file re-linted (an edit
-//!   can undo what the one before changed there).
+//!   can undo what the one before changed there);
+//! - when the edit makes a model file (flowgroup, template, preset,
+//!   blueprint, substitutions) start or stop parsing, every file with a
+//!   suppression comment: unused suppressions (DQ009) are held back in the
+//!   files a broken model file feeds.
 //!
 //! The slice keeps the flowgroups of the focus files and those with
 //! quarantine actions. Only `lhp.yaml` has no slice (the caller re-loads).
@@ -37,7 +43,7 @@
 //! project, that the focus findings equal a fresh lint and that no other
 //! file's findings change.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use dqlint_linter::{Config, Diagnostic as Finding, Selection};
@@ -89,23 +95,25 @@ pub fn relint(
     // What the edit reaches directly: flowgroup files whose flowgroups (or
     // their resolution) change, other files whose findings it can change,
     // expectations files whose users must all be present.
-    let mut reached: BTreeSet<FileId> = BTreeSet::new();
-    let mut also: BTreeSet<FileId> = BTreeSet::from([edited]);
-    let mut quarantine_wide = false;
+    let mut plan = Plan {
+        also: BTreeSet::from([edited]),
+        ..Plan::default()
+    };
     let mut envs: Vec<Env> = envs_or_none(&base.envs);
     match kind {
         FileKind::Flowgroup => {
-            reached.insert(edited);
+            plan.reached.insert(edited);
         }
         FileKind::Template | FileKind::Preset | FileKind::Blueprint => {
             let only: HashMap<FileId, Arc<str>> = HashMap::from([(edited, text_of(edited))]);
-            reached.extend(base.rebuilt_by(&only));
+            plan.reached.extend(base.rebuilt_by(&only));
             // Findings about the library itself (a duplicate blueprint
             // name, a preset without `name:`) sit in its sibling files.
-            also.extend(base.files.iter().filter(|f| f.kind == kind).map(|f| f.id));
+            plan.also
+                .extend(base.files.iter().filter(|f| f.kind == kind).map(|f| f.id));
         }
         FileKind::Substitutions => {
-            also.extend(
+            plan.also.extend(
                 base.files
                     .iter()
                     .filter(|f| f.kind == FileKind::Substitutions)
@@ -116,24 +124,12 @@ pub fn relint(
                 Some(tokens) => token_users(base, &tokens, &text_of),
                 None => base.files.iter().map(|f| f.id).collect(),
             };
-            reached.extend(flowgroups_fed_by(base, &users));
-            also.extend(users);
+            plan.reached.extend(flowgroups_fed_by(base, &users));
+            plan.also.extend(users);
             envs.extend(envs_or_none(&new_envs));
         }
-        FileKind::PipelineConfig | FileKind::Sql => quarantine_wide = true,
+        FileKind::PipelineConfig | FileKind::Sql => plan.quarantine_wide = true,
         FileKind::Expectations | FileKind::ProjectConfig => {}
-    }
-    for id in revisit.iter().filter(|id| (id.0 as usize) < base.files.len()) {
-        match base.file(*id).kind {
-            FileKind::Flowgroup => reached.insert(*id),
-            _ => also.insert(*id),
-        };
-    }
-    if also
-        .iter()
-        .any(|id| base.file(*id).kind == FileKind::Sql)
-    {
-        quarantine_wide = true;
     }
     // Files whose findings every flowgroup reading or built from them
     // shares: an expectations file, a template, preset or blueprint. One
@@ -142,44 +138,50 @@ pub fn relint(
     // other users; with none in either, the other users (unchanged) add
     // none either, and it is left alone. An edited or revisited one joins
     // at once.
-    let mut shared: BTreeSet<String> = expectations_rel(base, edited).into_iter().collect();
+    plan.shared.extend(expectations_rel(base, edited));
     for (rel, set) in &base.expectations {
-        if also.contains(&set.file) {
-            shared.insert(rel.clone());
+        if plan.also.contains(&set.file) {
+            plan.shared.insert(rel.clone());
         }
     }
-    let mut library: BTreeSet<FileId> = revisit
+    for id in revisit {
+        plan.include(base, *id);
+    }
+    if plan
+        .also
         .iter()
-        .filter(|id| (id.0 as usize) < base.files.len())
-        .filter(|id| {
-            matches!(
-                base.file(**id).kind,
-                FileKind::Template | FileKind::Preset | FileKind::Blueprint
-            )
-        })
-        .copied()
-        .collect();
+        .any(|id| base.file(*id).kind == FileKind::Sql)
+    {
+        plan.quarantine_wide = true;
+    }
+    // Whether the edit makes a model file start or stop parsing: unused
+    // suppressions (DQ009) are held back in the files such a file feeds,
+    // so every file with a suppression comment is re-linted then.
+    let broken_before = broken_kinds(base);
+    let mut suppressions_included = false;
     loop {
         let library_users = base.rebuilt_by(
-            &library
+            &plan
+                .library
                 .iter()
                 .map(|id| (*id, text_of(*id)))
                 .collect::<HashMap<_, _>>(),
         );
         let keep = |fg: &Flowgroup, _: &[Flowgroup]| {
             fg.has_quarantine()
-                || reached.contains(&fg.file)
+                || plan.reached.contains(&fg.file)
                 || library_users.contains(&fg.file)
-                || fg.expectations_files(&envs)
+                || fg
+                    .expectations_files(&envs)
                     .iter()
-                    .any(|rel| shared.contains(rel))
+                    .any(|rel| plan.shared.contains(rel))
         };
         let project = base.slice(edits, &keep)?;
         let reached_fgs = || {
             base.flowgroups
                 .iter()
                 .chain(&project.flowgroups)
-                .filter(|fg| reached.contains(&fg.file) || library_users.contains(&fg.file))
+                .filter(|fg| plan.reached.contains(&fg.file) || library_users.contains(&fg.file))
         };
         let expectations_file = |rel: &String| {
             project
@@ -189,26 +191,29 @@ pub fn relint(
                 .map(|set| set.file)
         };
 
-        let mut focus: BTreeSet<FileId> = also.clone();
-        focus.extend(reached.iter().copied());
-        focus.extend(library.iter().copied());
-        for rel in &shared {
+        let mut focus: BTreeSet<FileId> = plan.also.clone();
+        focus.extend(plan.reached.iter().copied());
+        focus.extend(plan.library.iter().copied());
+        for rel in &plan.shared {
             focus.extend(expectations_file(rel));
         }
         focus.extend(
             project
                 .flowgroups
                 .iter()
-                .filter(|fg| !reached.contains(&fg.file))
+                .filter(|fg| !plan.reached.contains(&fg.file))
                 .filter(|fg| {
                     library_users.contains(&fg.file)
-                        || fg.expectations_files(&envs)
+                        || fg
+                            .expectations_files(&envs)
                             .iter()
-                            .any(|rel| shared.contains(rel))
+                            .any(|rel| plan.shared.contains(rel))
                 })
                 .map(|fg| fg.file),
         );
-        if quarantine_wide || reached_fgs().any(Flowgroup::has_quarantine) {
+        let quarantine_involved =
+            plan.quarantine_wide || reached_fgs().any(Flowgroup::has_quarantine);
+        if quarantine_involved {
             focus.extend(
                 project
                     .flowgroups
@@ -231,16 +236,39 @@ pub fn relint(
             |id: FileId| had_findings(id) || findings.iter().any(|f| f.primary.file == id);
         let more_expectations: BTreeSet<String> = reached_fgs()
             .flat_map(|fg| fg.expectations_files(&envs))
-            .filter(|rel| !shared.contains(rel))
+            .filter(|rel| !plan.shared.contains(rel))
             .filter(|rel| expectations_file(rel).is_some_and(has_findings))
             .collect();
+        // With the DDL group re-linted, the templates, presets and
+        // blueprints quarantine actions come from may hold DQ4xx/DQ5xx
+        // findings too (at a templated `dlq_table`).
+        let quarantine_fgs = base
+            .flowgroups
+            .iter()
+            .chain(&project.flowgroups)
+            .filter(|fg| quarantine_involved && fg.has_quarantine());
         let more_library: BTreeSet<FileId> = reached_fgs()
+            .chain(quarantine_fgs)
             .flat_map(|fg| library_files_of(base, &project, fg))
-            .filter(|id| !library.contains(id) && has_findings(*id))
+            .filter(|id| !plan.library.contains(id) && has_findings(*id))
             .collect();
         if !more_expectations.is_empty() || !more_library.is_empty() {
-            shared.extend(more_expectations);
-            library.extend(more_library);
+            plan.shared.extend(more_expectations);
+            plan.library.extend(more_library);
+            continue;
+        }
+        if !suppressions_included && broken_kinds(&project) != broken_before {
+            suppressions_included = true;
+            let suppressing: Vec<FileId> = base
+                .files
+                .iter()
+                .filter(|f| text_of(f.id).contains("dqlint:"))
+                .map(|f| f.id)
+                .collect();
+            drop(project);
+            for id in suppressing {
+                plan.include(base, id);
+            }
             continue;
         }
         let findings = findings
@@ -264,7 +292,14 @@ pub fn describe(project: &Project, finding: &Finding) -> String {
     let related: Vec<String> = finding
         .related
         .iter()
-        .map(|r| format!("{}@{:?}: {}", rel(r.location.file), r.location.span, r.message))
+        .map(|r| {
+            format!(
+                "{}@{:?}: {}",
+                rel(r.location.file),
+                r.location.span,
+                r.message
+            )
+        })
         .collect();
     format!(
         "{} {:?} {}@{:?}: {} envs={:?} related={related:?} fix={:?}",
@@ -274,7 +309,10 @@ pub fn describe(project: &Project, finding: &Finding) -> String {
         finding.primary.span,
         finding.message,
         finding.envs,
-        finding.fix.as_ref().map(|f| (&f.description, f.edits.len())),
+        finding
+            .fix
+            .as_ref()
+            .map(|f| (&f.description, f.edits.len())),
     )
 }
 
@@ -285,6 +323,55 @@ fn expectations_rel(project: &Project, file: FileId) -> Option<String> {
         .iter()
         .find(|(_, set)| set.file == file)
         .map(|(rel, _)| rel.clone())
+}
+
+/// What a re-lint covers.
+#[derive(Default)]
+struct Plan {
+    /// Flowgroup files whose flowgroups (or their resolution) change.
+    reached: BTreeSet<FileId>,
+    /// Other files whose findings the edit can change.
+    also: BTreeSet<FileId>,
+    /// Expectations files (by project-relative path) re-linted with every
+    /// flowgroup reading them.
+    shared: BTreeSet<String>,
+    /// Templates, presets and blueprints re-linted with every flowgroup
+    /// built from them.
+    library: BTreeSet<FileId>,
+    /// Every file with quarantine actions and every `.sql` file too.
+    quarantine_wide: bool,
+}
+
+impl Plan {
+    /// A whole file re-linted exactly, with what its findings depend on.
+    fn include(&mut self, base: &Project, id: FileId) {
+        let Some(file) = base.files.get(id.0 as usize) else {
+            return;
+        };
+        match file.kind {
+            FileKind::Flowgroup => {
+                self.reached.insert(id);
+            }
+            FileKind::Template | FileKind::Preset | FileKind::Blueprint => {
+                self.library.insert(id);
+            }
+            FileKind::Expectations => self.shared.extend(expectations_rel(base, id)),
+            FileKind::Sql => self.quarantine_wide = true,
+            _ => {}
+        }
+        self.also.insert(id);
+    }
+}
+
+/// The kinds of the files that do not read or parse (as the suppression
+/// engine counts them for DQ009).
+fn broken_kinds(project: &Project) -> HashSet<FileKind> {
+    project
+        .files
+        .iter()
+        .filter(|f| f.read_error.is_some() || f.yaml.as_ref().is_some_and(|y| !y.errors.is_empty()))
+        .map(|f| f.kind)
+        .collect()
 }
 
 /// The template, preset and blueprint files `fg` is built from, before

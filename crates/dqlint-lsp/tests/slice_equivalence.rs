@@ -1,8 +1,8 @@
 //! The quick re-lint is exact and complete: for every file of every fixture
 //! project but `lhp.yaml` (flowgroups, templates, presets, blueprints,
-//! substitutions, pipeline_config, expectations, `.sql`), both as it is and
-//! after deleting one of its lines (which breaks YAML, drops keys and
-//! tokens, changes DLQ names...):
+//! substitutions, pipeline_config, expectations, `.sql`), as it is, after
+//! deleting one of its lines (which breaks YAML, drops keys and tokens,
+//! changes DLQ names...) and with a syntax error at the top:
 //! - the findings [`relint`] computes for its focus files equal those of a
 //!   fresh `Project::load` + `lint` of the same text, and
 //! - every other file's findings are the same before and after the edit,
@@ -220,6 +220,10 @@ fn slice_findings_equal_a_fresh_lint() {
             let broken: Arc<str> = Arc::from(live.text());
             let parse = (!rel.ends_with(".sql")).then(|| live.yaml());
             check_edit(&loaded, rel, broken, parse, &mut failures);
+            // A syntax error at the top: whether a model file parses
+            // decides whether unused suppressions elsewhere are reported.
+            let unparsable = Arc::from(format!("broken: [\n{text}"));
+            check_edit(&loaded, rel, unparsable, None, &mut failures);
             checked += 1;
         }
     }
