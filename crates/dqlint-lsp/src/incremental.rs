@@ -395,7 +395,13 @@ fn library_files_of(base: &Project, slice: &Project, fg: &Flowgroup) -> Vec<File
             }
         }
     }
-    if base.file(fg.file).text.contains("use_blueprint") {
+    let instance = |project: &Project| {
+        project
+            .files
+            .get(fg.file.0 as usize)
+            .is_some_and(|f| f.text.contains("use_blueprint"))
+    };
+    if instance(base) || instance(slice) {
         out.extend(
             base.files
                 .iter()

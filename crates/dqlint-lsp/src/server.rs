@@ -11,11 +11,15 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
-use crate::convert::uri_to_path;
+use crate::convert::{uri_to_path, UriMap};
 use crate::documents::Document;
 use crate::handlers::{code_action, completion, definition, document_symbol, hover, references};
 use crate::settings::Settings;
 use crate::workspace::{lock, panic_message, Snapshot, Workspace};
+
+/// More files changed on disk in one notification than this, in one
+/// project, and the project is loaded again instead of re-linted per file.
+const MANY_CHANGES: usize = 16;
 
 pub struct Backend {
     workspace: Arc<Workspace>,
@@ -306,18 +310,41 @@ impl LanguageServer for Backend {
             return;
         };
         lock(&self.workspace.documents).close(&path);
-        // The file's findings go on, for its text on disk (which is what
-        // the buffer held unless it was closed unsaved).
+        // Findings published under the URI the client opened it with (a
+        // symlinked folder) go; the file's go on under its own path, for
+        // its text on disk (what the buffer held unless closed unsaved).
+        if let Some(project) = self.workspace.project_of(&path) {
+            if UriMap::new([]).uri(&path).as_ref() != Some(&params.text_document.uri) {
+                self.workspace.unpublish(&project, &params.text_document.uri).await;
+            }
+        }
         self.changed_on_disk(&path);
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        // Many files at once (a branch checkout): one load per project
+        // beats a quick re-lint per file.
+        let mut per_project: std::collections::HashMap<PathBuf, usize> = Default::default();
+        for change in &params.changes {
+            if let Some(project) = uri_to_path(&change.uri).and_then(|p| self.workspace.project_of(&p)) {
+                *per_project.entry(project.root.clone()).or_default() += 1;
+            }
+        }
+        let mut reloaded: Vec<PathBuf> = Vec::new();
+        for (root, count) in per_project {
+            if count > MANY_CHANGES {
+                self.workspace.schedule(self.workspace.project(&root));
+                reloaded.push(root);
+            }
+        }
         for change in params.changes {
             let Some(path) = uri_to_path(&change.uri) else {
                 continue;
             };
             // An open buffer wins over the disk: nothing changes for it.
-            if lock(&self.workspace.documents).text(&path).is_some() {
+            if lock(&self.workspace.documents).text(&path).is_some()
+                || reloaded.iter().any(|root| path.starts_with(root))
+            {
                 continue;
             }
             if change.typ == FileChangeType::CHANGED {

@@ -317,7 +317,10 @@ impl Workspace {
         texts.extend(documents.overlay_under(&project.root));
         let mut edits = Edits::default();
         for (path, text) in texts {
-            let Some(file) = base.project.file_by_path(&path) else { continue };
+            let Some(file) = base.project.file_by_path(&path) else {
+                edits.outside.insert(path, text);
+                continue;
+            };
             if file.text == text {
                 continue;
             }
@@ -403,7 +406,10 @@ impl Workspace {
             )
         };
         // The load reads the disk: changes seen there so far are in it.
-        let on_disk: Vec<PathBuf> = lock(&project.on_disk).keys().cloned().collect();
+        let on_disk: Vec<(PathBuf, Arc<str>)> = lock(&project.on_disk)
+            .iter()
+            .map(|(path, text)| (path.clone(), text.clone()))
+            .collect();
         let settings = lock(&self.settings).clone();
         let root = project.root.clone();
         let config = self.config(project, &settings, &overlay).await;
@@ -436,16 +442,22 @@ impl Workspace {
                     versions,
                 });
                 project.replace_snapshot(Some(snapshot.clone()));
-                {
+                // Disk changes seen again while the load ran stay, and are
+                // re-linted on the new model below.
+                let changed_meanwhile: Vec<PathBuf> = {
                     let mut seen = lock(&project.on_disk);
-                    for path in &on_disk {
-                        seen.remove(path);
+                    for (path, text) in &on_disk {
+                        if seen.get(path).is_some_and(|now| Arc::ptr_eq(now, text)) {
+                            seen.remove(path);
+                        }
                     }
-                }
+                    seen.keys().cloned().collect()
+                };
                 let moved_on = self.publish(project, &snapshot).await;
-                // Buffers edited while the load ran: their quick re-lint
-                // ran on the previous model; run it again on this one.
-                for path in moved_on {
+                // Buffers edited and files changed on disk while the load
+                // ran: their quick re-lint ran on the previous model (or
+                // not yet); run it on this one.
+                for path in moved_on.into_iter().chain(changed_meanwhile) {
                     self.relint(project, &path).await;
                 }
             }
@@ -636,6 +648,11 @@ impl Workspace {
             return false;
         };
         let (edits, versions) = self.edits_against(project, &base);
+        let edited_paths: Vec<PathBuf> = edits
+            .texts
+            .keys()
+            .map(|id| base.project.file(*id).path.clone())
+            .collect();
         let revisit: BTreeSet<FileId> = lock(&project.last_focus)
             .get(path)
             .into_iter()
@@ -740,10 +757,30 @@ impl Workspace {
             config: base.config.clone(),
             versions,
         };
-        lock(&project.last_focus).insert(path.to_path_buf(), focus.clone());
+        {
+            // The other files edited since the model were part of this
+            // re-lint too: their next re-lint revisits its files.
+            let mut last = lock(&project.last_focus);
+            for other in &edited_paths {
+                last.entry(other.clone()).or_default().extend(focus.iter().cloned());
+            }
+            last.insert(path.to_path_buf(), focus.clone());
+        }
         *lock(&project.quick_view) = Some((Arc::new(view), focus));
         self.send_for(project, changes).await;
         true
+    }
+
+    /// Withdraws what was published under `uri` for `project`.
+    pub async fn unpublish(&self, project: &ProjectState, uri: &Uri) {
+        let shown = lock(&project.published)
+            .remove(uri)
+            .is_some_and(|p| !p.diagnostics.is_empty());
+        if shown {
+            self.client
+                .publish_diagnostics(uri.clone(), Vec::new(), None)
+                .await;
+        }
     }
 
     /// Logs a panic (`reason`) caught while `doing` something; the server

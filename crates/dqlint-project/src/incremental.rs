@@ -34,11 +34,14 @@ pub struct Edits {
     pub texts: HashMap<FileId, Arc<str>>,
     /// The parse of exactly `texts[id]` (`dqlint_yaml::parse` of it).
     pub parses: HashMap<FileId, Arc<YamlFile>>,
+    /// Texts, by path, of files the project did not read (open buffers,
+    /// files changed on disk): an edit may make it read them.
+    pub outside: Overlay,
 }
 
 impl From<HashMap<FileId, Arc<str>>> for Edits {
     fn from(texts: HashMap<FileId, Arc<str>>) -> Edits {
-        Edits { texts, parses: HashMap::new() }
+        Edits { texts, ..Edits::default() }
     }
 }
 
@@ -103,12 +106,16 @@ impl Project {
         let edited_kind = |kind: FileKind| edits.keys().any(|id| self.files[id.0 as usize].kind == kind);
 
         let empty: Arc<str> = Arc::from("");
+        // Flowgroup files holding no flowgroup (broken, empty) are copied
+        // whole: there is nothing to leave out of them, and their own
+        // findings (DQ001, DQ002) need their text.
+        let holding: HashSet<FileId> = self.flowgroups.iter().map(|fg| fg.file).collect();
         let mut files: Vec<SourceFile> = self
             .files
             .iter()
             .map(|f| match all_edits.apply(f, &self.root) {
                 Some(edited) => edited,
-                None if f.kind == FileKind::Flowgroup => stand_in(f, &empty),
+                None if f.kind == FileKind::Flowgroup && holding.contains(&f.id) => stand_in(f, &empty),
                 None => copy(f),
             })
             .collect();
@@ -227,10 +234,8 @@ impl Project {
         // Expectations files: re-read where edited, new ones read, and the
         // ones nothing reads any more left out (a fresh load would not see
         // them).
-        let overlay: Overlay = edits
-            .iter()
-            .map(|(id, text)| (self.files[id.0 as usize].path.clone(), text.clone()))
-            .collect();
+        let mut overlay: Overlay = all_edits.outside.clone();
+        overlay.extend(edits.iter().map(|(id, text)| (self.files[id.0 as usize].path.clone(), text.clone())));
         let wanted = wanted.unwrap_or_else(|| {
             self.expectations.keys().map(|rel| (rel.clone(), crate::resolve_project_path(&self.root, rel))).collect()
         });
@@ -240,10 +245,15 @@ impl Project {
                 Some(set) if edits.contains_key(&set.file) => crate::interpret_expectations(&files[set.file.0 as usize]),
                 Some(set) => set.clone(),
                 None => {
-                    let id = FileId(files.len() as u32);
+                    // A file left out by an earlier slice is read again in
+                    // its place: one id per path.
+                    let id = files.iter().find(|f| f.path == full).map_or(FileId(files.len() as u32), |f| f.id);
                     let file = files::load_file(id, &self.root, full, FileKind::Expectations, &overlay);
                     let set = crate::interpret_expectations(&file);
-                    files.push(file);
+                    match files.get_mut(id.0 as usize) {
+                        Some(slot) => *slot = file,
+                        None => files.push(file),
+                    }
                     set
                 }
             };

@@ -248,8 +248,10 @@ pub fn completions(
 /// top-level key (keyed shape, also under `expectations:`).
 fn expression_prefix<'a>(lines: &[&str], at: usize, before: &'a str) -> Option<&'a str> {
     let partial_start = before
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let partial = &before[partial_start..];
     let head = before.trim_start();
     let head = head.strip_prefix("- ").unwrap_or(head).trim_start_matches(['{', ' ']);

@@ -58,7 +58,12 @@ fn listed_preset(
     let line = &file.text[file.lines.line_range(&file.text, line_no)];
     let column = offset.checked_sub(file.lines.line_range(&file.text, line_no).start)?;
     let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    let start = line.get(..column)?.rfind(|c| !is_name(c)).map_or(0, |i| i + 1);
+    let start = line
+        .get(..column)?
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !is_name(*c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let end = line.get(column..)?.find(|c| !is_name(c)).map_or(line.len(), |i| column + i);
     let word = &line[start..end];
     let preset = snapshot.project.presets.get(word)?;
