@@ -494,7 +494,7 @@ pub fn apply(project: &Project, policy: &Policy, findings: Vec<Diagnostic>) -> V
     if envs_narrowed(project, policy.config) {
         return kept;
     }
-    let broken = broken_kinds(project);
+    let broken = project.broken_kinds();
     for (id, dirs) in &by_file {
         let file = project.file(*id);
         if !policy.enabled(me, &file.rel) || fed_by_broken(file.kind, &broken) {
@@ -518,16 +518,6 @@ pub fn apply(project: &Project, policy: &Policy, findings: Vec<Diagnostic>) -> V
         }
     }
     kept
-}
-
-/// The kinds of the files that failed to parse or to be read.
-fn broken_kinds(project: &Project) -> HashSet<FileKind> {
-    project
-        .files
-        .iter()
-        .filter(|f| f.read_error.is_some() || f.yaml.as_ref().is_some_and(|y| !y.errors.is_empty()))
-        .map(|f| f.kind)
-        .collect()
 }
 
 /// Whether a file's findings may be missing because a file it depends on is

@@ -43,7 +43,7 @@
 //! project, that the focus findings equal a fresh lint and that no other
 //! file's findings change.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use dqlint_linter::{Config, Diagnostic as Finding, Selection};
@@ -157,7 +157,7 @@ pub fn relint(
     // Whether the edit makes a model file start or stop parsing: unused
     // suppressions (DQ009) are held back in the files such a file feeds,
     // so every file with a suppression comment is re-linted then.
-    let broken_before = broken_kinds(base);
+    let broken_before = base.broken_kinds();
     let mut suppressions_included = false;
     loop {
         let library_users = base.rebuilt_by(
@@ -257,7 +257,7 @@ pub fn relint(
             plan.library.extend(more_library);
             continue;
         }
-        if !suppressions_included && broken_kinds(&project) != broken_before {
+        if !suppressions_included && project.broken_kinds() != broken_before {
             suppressions_included = true;
             let suppressing: Vec<FileId> = base
                 .files
@@ -361,17 +361,6 @@ impl Plan {
         }
         self.also.insert(id);
     }
-}
-
-/// The kinds of the files that do not read or parse (as the suppression
-/// engine counts them for DQ009).
-fn broken_kinds(project: &Project) -> HashSet<FileKind> {
-    project
-        .files
-        .iter()
-        .filter(|f| f.read_error.is_some() || f.yaml.as_ref().is_some_and(|y| !y.errors.is_empty()))
-        .map(|f| f.kind)
-        .collect()
 }
 
 /// The template, preset and blueprint files `fg` is built from, before

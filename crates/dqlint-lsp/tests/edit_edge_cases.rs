@@ -2,6 +2,9 @@
 //! edits after which the affected files must equal a fresh lint and no
 //! other file may change.
 
+mod common;
+
+use common::fixture_copy;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,25 +12,6 @@ use std::sync::Arc;
 use dqlint_linter::{Config, Diagnostic, Selection};
 use dqlint_lsp::incremental::{describe, relint};
 use dqlint_project::{Edits, LoadOptions, Overlay, Project};
-
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
-}
-
-fn showcase() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let showcase = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/showcase");
-    copy(&showcase, dir.path());
-    dir
-}
 
 fn findings_in(project: &Project, findings: &[Diagnostic], file: &str) -> Vec<String> {
     findings
@@ -116,8 +100,8 @@ fn mismatches(
 /// file the re-lint of vendors.yaml does not look at.
 #[test]
 fn fixing_a_broken_flowgroup_brings_back_dq009_elsewhere() {
-    let dir = showcase();
-    let root = dir.path();
+    let project = fixture_copy("showcase");
+    let root = project.root.as_path();
     let rel = "expectations/customers_quality.yaml";
     let text = std::fs::read_to_string(root.join(rel)).unwrap();
     std::fs::write(
@@ -154,8 +138,8 @@ const BROKEN: &str = "pipeline: bronze\nflowgroup: x\n  bad: 1\n";
 /// made-up DQ001 instead of its syntax errors.
 #[test]
 fn opening_an_unparsable_flowgroup_file() {
-    let dir = showcase();
-    let root = dir.path();
+    let project = fixture_copy("showcase");
+    let root = project.root.as_path();
     let rel = "pipelines/bronze/broken.yaml";
     std::fs::write(root.join(rel), BROKEN).unwrap();
     let (base, base_findings) = load(root, Overlay::new());
@@ -172,8 +156,8 @@ fn opening_an_unparsable_flowgroup_file() {
 /// the base of every later re-lint.
 #[test]
 fn refresh_model_loses_an_unparsable_flowgroup_file() {
-    let dir = showcase();
-    let root = dir.path();
+    let project = fixture_copy("showcase");
+    let root = project.root.as_path();
     let rel = "pipelines/bronze/broken.yaml";
     std::fs::write(root.join(rel), BROKEN).unwrap();
     let (base, _) = load(root, Overlay::new());
@@ -281,12 +265,8 @@ fn an_expectations_file_read_again_after_two_refreshes() {
 /// `use_blueprint` in the file's text *before* the edit only.
 #[test]
 fn a_flowgroup_file_becoming_a_blueprint_instance() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    copy(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/rules/DQ004/good"),
-        &root,
-    );
+    let project = fixture_copy("rules/DQ004/good");
+    let root = project.root.clone();
     let bp = root.join("blueprints/site_orders.yaml");
     let text = std::fs::read_to_string(&bp).unwrap().replace(
         "        transform_type: data_quality\n",

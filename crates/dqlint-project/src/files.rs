@@ -49,6 +49,12 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
+    /// Whether the file could not be read or does not parse (a YAML syntax
+    /// error anywhere in it).
+    pub fn is_broken(&self) -> bool {
+        self.read_error.is_some() || self.yaml.as_ref().is_some_and(|y| !y.errors.is_empty())
+    }
+
     /// The first non-empty YAML document as a [`crate::Value`] (lhp.yaml,
     /// templates, presets and substitutions hold one document).
     pub fn first_document(&self) -> Option<crate::Value> {

@@ -388,7 +388,7 @@ fn copy(file: &SourceFile) -> SourceFile {
 /// not parse stays visibly broken (as unreadable): whether some file is
 /// broken decides whether other files' unused suppressions are reported.
 fn stand_in(file: &SourceFile, empty: &Arc<str>) -> SourceFile {
-    let broken = file.read_error.is_some() || file.yaml.as_ref().is_some_and(|y| !y.errors.is_empty());
+    let broken = file.is_broken();
     SourceFile {
         id: file.id,
         path: file.path.clone(),

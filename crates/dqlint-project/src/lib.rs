@@ -117,6 +117,11 @@ impl Project {
         self.flowgroups.iter().flat_map(|fg| fg.problems.iter()).chain(&self.problems)
     }
 
+    /// The kinds of the files that do not read or parse.
+    pub fn broken_kinds(&self) -> std::collections::HashSet<FileKind> {
+        self.files.iter().filter(|f| f.is_broken()).map(|f| f.kind).collect()
+    }
+
     /// Every action of every flowgroup, with its flowgroup.
     pub fn actions(&self) -> impl Iterator<Item = (&Flowgroup, &Action)> {
         self.flowgroups.iter().flat_map(|fg| fg.actions.iter().map(move |a| (fg, a)))
@@ -529,8 +534,7 @@ pub(crate) fn wanted_expectations<'a>(
 /// An expectations file's rules, as the rules read them (none when the
 /// file does not read or parse).
 pub(crate) fn interpret_expectations(file: &SourceFile) -> ExpectationSet {
-    let unreadable = file.read_error.is_some() || file.yaml.as_ref().is_some_and(|y| !y.errors.is_empty());
-    if unreadable {
+    if file.is_broken() {
         return ExpectationSet { file: file.id, shape: Shape::Invalid, rules: Vec::new(), invalid: None };
     }
     let docs: Vec<Option<&dqlint_yaml::Node>> =
