@@ -119,7 +119,7 @@ pub fn relint(
                     .filter(|f| f.kind == FileKind::Substitutions)
                     .map(|f| f.id),
             );
-            let new_envs = envs_after(base, edited, &text_of(edited));
+            let new_envs = envs_after(base, edited, edits, &text_of(edited));
             let users = match changed_tokens(&base.envs, &new_envs) {
                 Some(tokens) => token_users(base, &tokens, &text_of),
                 None => base.files.iter().map(|f| f.id).collect(),
@@ -138,7 +138,6 @@ pub fn relint(
     // other users; with none in either, the other users (unchanged) add
     // none either, and it is left alone. An edited or revisited one joins
     // at once.
-    plan.shared.extend(expectations_rel(base, edited));
     for (rel, set) in &base.expectations {
         if plan.also.contains(&set.file) {
             plan.shared.insert(rel.clone());
@@ -316,15 +315,6 @@ pub fn describe(project: &Project, finding: &Finding) -> String {
     )
 }
 
-/// The project-relative path under which an expectations file is known.
-fn expectations_rel(project: &Project, file: FileId) -> Option<String> {
-    project
-        .expectations
-        .iter()
-        .find(|(_, set)| set.file == file)
-        .map(|(rel, _)| rel.clone())
-}
-
 /// What a re-lint covers.
 #[derive(Default)]
 struct Plan {
@@ -355,7 +345,7 @@ impl Plan {
             FileKind::Template | FileKind::Preset | FileKind::Blueprint => {
                 self.library.insert(id);
             }
-            FileKind::Expectations => self.shared.extend(expectations_rel(base, id)),
+            FileKind::Expectations => self.shared.extend(base.expectations_rel(id).map(str::to_string)),
             FileKind::Sql => self.quarantine_wide = true,
             _ => {}
         }
@@ -401,9 +391,14 @@ fn library_files_of(base: &Project, slice: &Project, fg: &Flowgroup) -> Vec<File
     out
 }
 
-/// The environments after the substitutions file `edited` reads `text`.
-fn envs_after(base: &Project, edited: FileId, text: &str) -> Vec<Env> {
-    let yaml = dqlint_yaml::parse(text);
+/// The environments after the substitutions file `edited` reads `text`
+/// (parsed already when the edit carries the buffer's parse).
+fn envs_after(base: &Project, edited: FileId, edits: &Edits, text: &str) -> Vec<Env> {
+    let yaml = edits
+        .parses
+        .get(&edited)
+        .cloned()
+        .unwrap_or_else(|| Arc::new(dqlint_yaml::parse(text)));
     let root = yaml
         .documents
         .iter()

@@ -157,8 +157,8 @@ async fn closing_a_buffer_opened_through_a_symlink() {
     let last_for = |u: String| {
         messages
             .iter()
-            .filter(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == u)
-            .last()
+            .rev()
+            .find(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == u)
             .map(|m| codes(&m["params"]))
     };
     assert_eq!(

@@ -53,17 +53,7 @@ impl Flowgroup {
     /// data_quality actions read in `envs`; a path with a token an
     /// environment lacks reads nothing there.
     pub fn expectations_files(&self, envs: &[crate::Env]) -> std::collections::BTreeSet<String> {
-        self.actions
-            .iter()
-            .filter(|a| a.is_data_quality())
-            .filter_map(|a| a.get_str("expectations_file"))
-            .flat_map(|path| {
-                envs.iter().filter_map(move |env| {
-                    let resolved = env.resolve(path);
-                    resolved.unresolved.is_empty().then(|| crate::normalize_rel(&resolved.text))
-                })
-            })
-            .collect()
+        self.actions.iter().filter(|a| a.is_data_quality()).flat_map(|a| a.expectations_files(envs)).collect()
     }
 
     /// Whether one of its actions is a data_quality action in quarantine mode.
@@ -78,6 +68,18 @@ pub struct Action {
 }
 
 impl Action {
+    /// The files (project-relative, normalised) its `expectations_file`
+    /// names in each of `envs`; a path with a token an environment lacks
+    /// names nothing there.
+    pub fn expectations_files<'a>(&'a self, envs: &'a [crate::Env]) -> impl Iterator<Item = String> + 'a {
+        self.get_str("expectations_file").into_iter().flat_map(move |path| {
+            envs.iter().filter_map(move |env| {
+                let resolved = env.resolve(path);
+                resolved.unresolved.is_empty().then(|| crate::normalize_rel(&resolved.text))
+            })
+        })
+    }
+
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.value.get(key)
     }

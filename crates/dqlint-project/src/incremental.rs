@@ -130,7 +130,7 @@ impl Project {
             self.templates.clone()
         };
         let presets = if edited_kind(FileKind::Preset) {
-            crate::read_presets(&files, &ids_of(&files, FileKind::Preset))
+            crate::read_presets(files.iter().filter(|f| f.kind == FileKind::Preset))
         } else {
             self.presets.clone()
         };
@@ -291,22 +291,16 @@ impl Project {
     /// library files (templates, presets, blueprints) among `edits`, before
     /// or after the edit.
     pub fn rebuilt_by(&self, edits: &HashMap<FileId, Arc<str>>) -> HashSet<FileId> {
-        let mut files: Vec<SourceFile> = Vec::new();
-        let mut preset_ids = Vec::new();
-        for file in self.files.iter().filter(|f| f.kind == FileKind::Preset) {
-            preset_ids.push(FileId(files.len() as u32));
-            let file = match edits.get(&file.id) {
-                Some(text) => reparse(file, text.clone(), &self.root),
-                None => copy(file),
-            };
-            files.push(SourceFile { id: FileId(files.len() as u32), ..file });
-        }
-        let mut presets = crate::read_presets(&files, &preset_ids);
-        // Back to the project's file ids.
-        let real: Vec<FileId> = self.files.iter().filter(|f| f.kind == FileKind::Preset).map(|f| f.id).collect();
-        for preset in presets.values_mut() {
-            preset.file = real[preset.file.0 as usize];
-        }
+        // The presets after the edit: edited preset files read again.
+        let edited: Vec<SourceFile> = self
+            .files
+            .iter()
+            .filter(|f| f.kind == FileKind::Preset && edits.contains_key(&f.id))
+            .map(|f| reparse(f, edits[&f.id].clone(), &self.root))
+            .collect();
+        let presets = crate::read_presets(self.files.iter().filter(|f| f.kind == FileKind::Preset).map(|f| {
+            edited.iter().find(|e| e.id == f.id).unwrap_or(f)
+        }));
         self.rebuilt_by_library(&edits.keys().copied().collect::<Vec<_>>(), &presets)
     }
 

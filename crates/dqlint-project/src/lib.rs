@@ -127,6 +127,12 @@ impl Project {
         self.flowgroups.iter().flat_map(|fg| fg.actions.iter().map(move |a| (fg, a)))
     }
 
+    /// The project-relative path under which the expectations file `file`
+    /// is read.
+    pub fn expectations_rel(&self, file: FileId) -> Option<&str> {
+        self.expectations.iter().find(|(_, set)| set.file == file).map(|(rel, _)| rel.as_str())
+    }
+
     pub fn expectations_for(&self, rel: &str) -> Option<&ExpectationSet> {
         self.expectations.get(&normalize_rel(rel))
     }
@@ -186,7 +192,7 @@ impl Project {
 
         let mut problems = Vec::new();
         let templates = read_templates(&loader.files, &template_ids);
-        let presets = read_presets(&loader.files, &preset_ids);
+        let presets = read_presets(preset_ids.iter().map(|id| &loader.files[id.0 as usize]));
 
         let blueprints = blueprints::collect(&loader.files, &blueprint_ids, &mut problems);
 
@@ -494,11 +500,10 @@ pub(crate) fn read_templates(files: &[SourceFile], ids: &[FileId]) -> HashMap<St
 }
 
 /// Presets by their `name:` (a later file wins a duplicate name).
-pub(crate) fn read_presets(files: &[SourceFile], ids: &[FileId]) -> HashMap<String, Preset> {
+pub(crate) fn read_presets<'a>(files: impl IntoIterator<Item = &'a SourceFile>) -> HashMap<String, Preset> {
     let mut presets = HashMap::new();
-    for id in ids {
-        let file = &files[id.0 as usize];
-        if let Some(preset) = file.first_document().and_then(|v| Preset::from_value(*id, &v)) {
+    for file in files {
+        if let Some(preset) = file.first_document().and_then(|v| Preset::from_value(file.id, &v)) {
             presets.insert(preset.name.clone(), preset);
         }
     }

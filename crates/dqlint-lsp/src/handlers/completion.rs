@@ -290,24 +290,15 @@ fn expression_prefix<'a>(lines: &[&str], at: usize, before: &'a str) -> Option<&
 fn known_columns(project: &Project, path: &Path) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let Some(rel) = project
-        .expectations
-        .iter()
-        .find(|(_, set)| project.file(set.file).path == path)
-        .map(|(rel, _)| rel.clone())
+        .file_by_path(path)
+        .and_then(|file| project.expectations_rel(file.id))
     else {
         return out;
     };
     let envs = dqlint_project::envs_or_none(&project.envs);
     for fg in &project.flowgroups {
         for action in fg.actions.iter().filter(|a| a.is_data_quality()) {
-            let reads = action.get_str("expectations_file").is_some_and(|file| {
-                envs.iter().any(|env| {
-                    let resolved = env.resolve(file);
-                    resolved.unresolved.is_empty()
-                        && dqlint_project::normalize_rel(&resolved.text) == rel
-                })
-            });
-            if !reads {
+            if !action.expectations_files(&envs).any(|read| read == rel) {
                 continue;
             }
             if let Some(source) = action.get_str("source") {

@@ -112,6 +112,7 @@ fn model_definitions(
     offset: usize,
 ) -> Vec<Location> {
     let project = &snapshot.project;
+    let envs = dqlint_project::envs_or_none(&project.envs);
     let mut found = Vec::new();
     for fg in &project.flowgroups {
         if let Some((name, origin)) = &fg.template {
@@ -129,22 +130,12 @@ fn model_definitions(
             }
         }
         for action in &fg.actions {
-            if let Some(value) = action
+            if action
                 .get("expectations_file")
-                .filter(|v| contains(&v.origin, file.id, offset))
+                .is_some_and(|v| contains(&v.origin, file.id, offset))
             {
-                let Some(written) = value.as_str() else {
-                    continue;
-                };
-                for env in dqlint_project::envs_or_none(&project.envs) {
-                    let resolved = env.resolve(written);
-                    if !resolved.unresolved.is_empty() {
-                        continue;
-                    }
-                    let target = resolve_project_path(
-                        &project.root,
-                        &dqlint_project::normalize_rel(&resolved.text),
-                    );
+                for rel in action.expectations_files(&envs) {
+                    let target = resolve_project_path(&project.root, &rel);
                     if let Some(uri) = target.is_file().then(|| uris.uri(&target)).flatten() {
                         let location = file_start(uri);
                         if !found.contains(&location) {
