@@ -45,8 +45,26 @@ pub struct Summary {
 }
 
 const ENTITIES: [&str; 20] = [
-    "order", "customer", "product", "invoice", "payment", "shipment", "refund", "supplier", "warehouse", "inventory",
-    "cart", "wishlist", "promotion", "review", "address", "carrier", "return_request", "gift_card", "loyalty", "store",
+    "order",
+    "customer",
+    "product",
+    "invoice",
+    "payment",
+    "shipment",
+    "refund",
+    "supplier",
+    "warehouse",
+    "inventory",
+    "cart",
+    "wishlist",
+    "promotion",
+    "review",
+    "address",
+    "carrier",
+    "return_request",
+    "gift_card",
+    "loyalty",
+    "store",
 ];
 const LAYERS: [&str; 5] = ["raw", "bronze", "silver", "gold", "modelled"];
 /// Raw entities from this index on are instantiated from the template in
@@ -74,7 +92,10 @@ impl Writer<'_> {
 
 /// Writes the project into `root` (created if missing).
 pub fn generate(plan: &Plan, root: &Path) -> std::io::Result<Summary> {
-    let mut w = Writer { root, summary: Summary::default() };
+    let mut w = Writer {
+        root,
+        summary: Summary::default(),
+    };
     std::fs::create_dir_all(root)?;
     w.write("lhp.yaml", LHP_YAML)?;
     for (i, env) in ENVS.iter().enumerate() {
@@ -83,7 +104,10 @@ pub fn generate(plan: &Plan, root: &Path) -> std::io::Result<Summary> {
     w.write("templates/csv_ingestion_template.yaml", CSV_TEMPLATE)?;
     w.write("presets/default_delta_properties.yaml", DELTA_PRESET)?;
     w.write("expectations/generic_quality.json", GENERIC_EXPECTATIONS)?;
-    w.write("expectations/quarantine_quality.yaml", QUARANTINE_EXPECTATIONS)?;
+    w.write(
+        "expectations/quarantine_quality.yaml",
+        QUARANTINE_EXPECTATIONS,
+    )?;
     w.write("expectations/modelled_quality.yaml", MODELLED_EXPECTATIONS)?;
 
     let domains = plan.flowgroups.div_ceil(100);
@@ -107,7 +131,10 @@ pub fn generate(plan: &Plan, root: &Path) -> std::io::Result<Summary> {
                     }
                     batches[0].push_str(&raw_batch_entry(entity));
                 }
-                0 => w.write(&format!("{dir}/{entity}_ingestion.yaml"), &raw_flowgroup(&pipeline, entity))?,
+                0 => w.write(
+                    &format!("{dir}/{entity}_ingestion.yaml"),
+                    &raw_flowgroup(&pipeline, entity),
+                )?,
                 1 => {
                     let plant = plan.plant_every.is_some_and(|n| index % n == 0).then(|| {
                         planted_so_far += 1;
@@ -117,7 +144,10 @@ pub fn generate(plan: &Plan, root: &Path) -> std::io::Result<Summary> {
                     w.write(&rel, &bronze_flowgroup(&pipeline, entity, plant))?;
                     w.summary.dq_actions += 1;
                     if let Some(plant) = plant {
-                        w.summary.planted.push(Planted { code: plant.code, file: rel });
+                        w.summary.planted.push(Planted {
+                            code: plant.code,
+                            file: rel,
+                        });
                     }
                 }
                 2 => {
@@ -147,13 +177,21 @@ pub fn generate(plan: &Plan, root: &Path) -> std::io::Result<Summary> {
                 }
                 _ => {
                     w.summary.dq_actions += 1;
-                    w.write(&format!("{dir}/{entity}_modelled.yaml"), &modelled_flowgroup(&pipeline, entity))?;
+                    w.write(
+                        &format!("{dir}/{entity}_modelled.yaml"),
+                        &modelled_flowgroup(&pipeline, entity),
+                    )?;
                 }
             }
         }
         for (layer, text) in batches.iter().enumerate() {
             if !text.is_empty() {
-                let rel = format!("pipelines/{:02}_{}/{domain}/{domain}_{}_batch.yaml", layer + 1, LAYERS[layer], LAYERS[layer]);
+                let rel = format!(
+                    "pipelines/{:02}_{}/{domain}/{domain}_{}_batch.yaml",
+                    layer + 1,
+                    LAYERS[layer],
+                    LAYERS[layer]
+                );
                 w.write(&rel, text)?;
             }
         }
@@ -173,7 +211,11 @@ struct Plant {
 
 /// The kinds planted, in turn: an unknown key on a data_quality action,
 /// a batch read feeding it, and a token no environment defines.
-const PLANTS: [Plant; 3] = [Plant { code: "DQ003" }, Plant { code: "DQ105" }, Plant { code: "DQ601" }];
+const PLANTS: [Plant; 3] = [
+    Plant { code: "DQ003" },
+    Plant { code: "DQ105" },
+    Plant { code: "DQ601" },
+];
 
 const LHP_YAML: &str = r#"# Synthetic project written by `dqlint-bench gen`
 name: synthetic_edw
@@ -337,9 +379,21 @@ fn raw_batch_entry(entity: &str) -> String {
 }
 
 fn bronze_flowgroup(pipeline: &str, entity: &str, plant: Option<Plant>) -> String {
-    let read_mode = if plant.is_some_and(|p| p.code == "DQ105") { "batch" } else { "stream" };
-    let extra_key = if plant.is_some_and(|p| p.code == "DQ003") { "    expectation_mode: strict\n" } else { "" };
-    let schema = if plant.is_some_and(|p| p.code == "DQ601") { "${bronze_schemas}" } else { "${bronze_schema}" };
+    let read_mode = if plant.is_some_and(|p| p.code == "DQ105") {
+        "batch"
+    } else {
+        "stream"
+    };
+    let extra_key = if plant.is_some_and(|p| p.code == "DQ003") {
+        "    expectation_mode: strict\n"
+    } else {
+        ""
+    };
+    let schema = if plant.is_some_and(|p| p.code == "DQ601") {
+        "${bronze_schemas}"
+    } else {
+        "${bronze_schema}"
+    };
     format!(
         r#"pipeline: {pipeline}
 flowgroup: {entity}_bronze

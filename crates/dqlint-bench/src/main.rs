@@ -27,11 +27,16 @@ fn run(args: &[String]) -> Result<(), String> {
     if args.next().map(String::as_str) != Some("gen") {
         return Err("the only command is `gen`".into());
     }
-    let mut plan = Plan { flowgroups: 0, plant_every: None };
+    let mut plan = Plan {
+        flowgroups: 0,
+        plant_every: None,
+    };
     let mut out: Option<PathBuf> = None;
     while let Some(arg) = args.next() {
         let mut number = |name: &str| -> Result<usize, String> {
-            args.next().and_then(|v| v.parse().ok()).ok_or_else(|| format!("{name} needs a number"))
+            args.next()
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| format!("{name} needs a number"))
         };
         match arg.as_str() {
             "--flowgroups" => plan.flowgroups = number("--flowgroups")?,
@@ -47,7 +52,8 @@ fn run(args: &[String]) -> Result<(), String> {
     if out.read_dir().is_ok_and(|mut d| d.next().is_some()) {
         return Err(format!("{} is not empty", out.display()));
     }
-    let summary = generate(&plan, &out).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let summary =
+        generate(&plan, &out).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     println!(
         "{} flowgroups, {} files, {:.1} MB, {} data_quality actions ({} quarantine), {} planted findings",
         summary.flowgroups,

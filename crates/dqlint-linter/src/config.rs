@@ -424,18 +424,19 @@ fn severities(
             if !is_known_selector(name) {
                 return Err((selector.span(), unknown_rule_message(name, "severity")));
             }
-            let severity =
-                match value.get_ref().as_str() {
-                    "error" => Severity::Error,
-                    "warning" => Severity::Warning,
-                    "info" => Severity::Info,
-                    other => return Err((
+            let severity = match value.get_ref().as_str() {
+                "error" => Severity::Error,
+                "warning" => Severity::Warning,
+                "info" => Severity::Info,
+                other => {
+                    return Err((
                         value.span(),
                         format!(
                             "`{other}` is not a severity (expected `error`, `warning` or `info`)"
                         ),
-                    )),
-                };
+                    ))
+                }
+            };
             Ok((name.to_string(), severity))
         })
         .collect()

@@ -38,7 +38,10 @@ impl Damage {
                     .find(|d| d.span.contains(&error.span.start) || d.span.end == error.span.start)
                     .map(|d| d.span.clone())
                     .unwrap_or(0..file.text.len());
-                regions.push((file.id, block_around(&file.text, error.span.start, document)));
+                regions.push((
+                    file.id,
+                    block_around(&file.text, error.span.start, document),
+                ));
             }
         }
         Damage { regions }
@@ -89,26 +92,39 @@ fn lines_of(text: &str, within: &Range<usize>) -> Vec<Line> {
 }
 
 fn block_around(text: &str, at: usize, document: Range<usize>) -> Range<usize> {
-    if !text.is_char_boundary(document.start) || !text.is_char_boundary(document.end.min(text.len())) {
+    if !text.is_char_boundary(document.start)
+        || !text.is_char_boundary(document.end.min(text.len()))
+    {
         return document;
     }
     let lines = lines_of(text, &document);
-    let Some(broken) = lines.iter().position(|l| l.start <= at && at < l.end).or(lines.len().checked_sub(1)) else {
+    let Some(broken) = lines
+        .iter()
+        .position(|l| l.start <= at && at < l.end)
+        .or(lines.len().checked_sub(1))
+    else {
         return document;
     };
     let owner = if lines[broken].item {
         Some(broken)
     } else {
         let indent = lines[broken].indent;
-        lines[..broken].iter().rposition(|l| !l.empty && l.indent < indent)
+        lines[..broken]
+            .iter()
+            .rposition(|l| !l.empty && l.indent < indent)
     };
-    let Some(mut owner) = owner else { return document };
+    let Some(mut owner) = owner else {
+        return document;
+    };
     // Widen to the list item (an action, a rule) the owner belongs to: the
     // item is what rules report on, from its first line.
     let mut ancestor = owner;
     while !lines[ancestor].item {
         let indent = lines[ancestor].indent;
-        match lines[..ancestor].iter().rposition(|l| !l.empty && l.indent < indent) {
+        match lines[..ancestor]
+            .iter()
+            .rposition(|l| !l.empty && l.indent < indent)
+        {
             Some(above) => ancestor = above,
             None => break,
         }
@@ -138,7 +154,10 @@ mod tests {
 
     #[test]
     fn a_broken_key_spoils_the_action_that_owns_it() {
-        assert_eq!(block(ACTIONS, "    quarantine\n"), "  - name: a\n    mode: quarantine\n    quarantine\n      dlq_table: x\n\n");
+        assert_eq!(
+            block(ACTIONS, "    quarantine\n"),
+            "  - name: a\n    mode: quarantine\n    quarantine\n      dlq_table: x\n\n"
+        );
     }
 
     #[test]
@@ -156,14 +175,23 @@ mod tests {
     #[test]
     fn a_broken_nested_line_spoils_its_whole_list_item() {
         let text = "actions:\n  - name: a\n    quarantine:\n      dlq_table: x\n\tsource_table: y\n  - name: b\n    readMode: batch\n";
-        assert_eq!(block(text, "\tsource_table"), "  - name: a\n    quarantine:\n      dlq_table: x\n\tsource_table: y\n");
+        assert_eq!(
+            block(text, "\tsource_table"),
+            "  - name: a\n    quarantine:\n      dlq_table: x\n\tsource_table: y\n"
+        );
         let text = "actions:\n  - name: a\n    quarantine:\n      dlq_table x\n  - name: b\n";
-        assert_eq!(block(text, "      dlq_table x"), "  - name: a\n    quarantine:\n      dlq_table x\n");
+        assert_eq!(
+            block(text, "      dlq_table x"),
+            "  - name: a\n    quarantine:\n      dlq_table x\n"
+        );
     }
 
     #[test]
     fn comments_and_blank_lines_do_not_end_or_own_a_block() {
         let text = "actions:\n  - name: a\n    # note\n    bad line here\n# top comment\n    target: v\n  - name: b\n";
-        assert_eq!(block(text, "    bad line"), "  - name: a\n    # note\n    bad line here\n# top comment\n    target: v\n");
+        assert_eq!(
+            block(text, "    bad line"),
+            "  - name: a\n    # note\n    bad line here\n# top comment\n    target: v\n"
+        );
     }
 }

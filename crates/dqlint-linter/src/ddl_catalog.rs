@@ -75,9 +75,12 @@ impl TableDdl {
 
     /// Whether the effective clustering includes `_dlq_source_table`.
     pub fn clustered_by_source(&self) -> bool {
-        self.cluster_by
-            .as_ref()
-            .is_some_and(|cols| cols.iter().any(|c| c.trim_matches('`').eq_ignore_ascii_case("_dlq_source_table")))
+        self.cluster_by.as_ref().is_some_and(|cols| {
+            cols.iter().any(|c| {
+                c.trim_matches('`')
+                    .eq_ignore_ascii_case("_dlq_source_table")
+            })
+        })
     }
 
     /// A text edit that makes `'key' = 'true'` hold, in the `CREATE`
@@ -90,21 +93,48 @@ impl TableDdl {
         let entry = format!("'{key}' = 'true'");
         let edit = match &self.create.tblproperties {
             Some(list) => {
-                if let Some(existing) = list.entries.iter().rev().find(|e| e.key.eq_ignore_ascii_case(key)) {
-                    Edit { file: self.file, span: existing.range.clone(), new_text: entry }
+                if let Some(existing) = list
+                    .entries
+                    .iter()
+                    .rev()
+                    .find(|e| e.key.eq_ignore_ascii_case(key))
+                {
+                    Edit {
+                        file: self.file,
+                        span: existing.range.clone(),
+                        new_text: entry,
+                    }
                 } else if let Some(last) = list.entries.last() {
                     let indent = line_indent(text, last.range.start);
-                    let multiline = text.get(list.open_paren..last.range.start).is_some_and(|t| t.contains('\n'));
-                    let sep = if multiline { format!(",\n{indent}") } else { ", ".to_string() };
-                    Edit { file: self.file, span: last.range.end..last.range.end, new_text: format!("{sep}{entry}") }
+                    let multiline = text
+                        .get(list.open_paren..last.range.start)
+                        .is_some_and(|t| t.contains('\n'));
+                    let sep = if multiline {
+                        format!(",\n{indent}")
+                    } else {
+                        ", ".to_string()
+                    };
+                    Edit {
+                        file: self.file,
+                        span: last.range.end..last.range.end,
+                        new_text: format!("{sep}{entry}"),
+                    }
                 } else {
                     let at = list.open_paren + 1;
-                    Edit { file: self.file, span: at..at, new_text: entry }
+                    Edit {
+                        file: self.file,
+                        span: at..at,
+                        new_text: entry,
+                    }
                 }
             }
             None => {
                 let at = self.create.statement_range.end;
-                Edit { file: self.file, span: at..at, new_text: format!("\nTBLPROPERTIES (\n    {entry}\n)") }
+                Edit {
+                    file: self.file,
+                    span: at..at,
+                    new_text: format!("\nTBLPROPERTIES (\n    {entry}\n)"),
+                }
             }
         };
         Some(Fix {
@@ -123,13 +153,21 @@ impl TableDdl {
         let clause = "CLUSTER BY (_dlq_source_table)".to_string();
         let (edit, applicability, description) = if let Some((_, range)) = &self.create.cluster_by {
             (
-                Edit { file: self.file, span: range.clone(), new_text: clause },
+                Edit {
+                    file: self.file,
+                    span: range.clone(),
+                    new_text: clause,
+                },
                 Applicability::Safe,
                 "Cluster the table by `_dlq_source_table`",
             )
         } else if let Some((_, range)) = &self.create.partitioned_by {
             (
-                Edit { file: self.file, span: range.clone(), new_text: clause },
+                Edit {
+                    file: self.file,
+                    span: range.clone(),
+                    new_text: clause,
+                },
                 Applicability::Unsafe,
                 "Replace the partitioning by `CLUSTER BY (_dlq_source_table)`",
             )
@@ -140,19 +178,32 @@ impl TableDdl {
                 self.create.columns_range.end
             };
             (
-                Edit { file: self.file, span: at..at, new_text: format!("\n{clause}") },
+                Edit {
+                    file: self.file,
+                    span: at..at,
+                    new_text: format!("\n{clause}"),
+                },
                 Applicability::Safe,
                 "Add `CLUSTER BY (_dlq_source_table)`",
             )
         };
-        Some(Fix { applicability, description: description.to_string(), edits: vec![edit] })
+        Some(Fix {
+            applicability,
+            description: description.to_string(),
+            edits: vec![edit],
+        })
     }
 }
 
 fn line_indent(text: &str, at: usize) -> String {
-    let Some(before) = text.get(..at) else { return String::new() };
+    let Some(before) = text.get(..at) else {
+        return String::new();
+    };
     let start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    before[start..].chars().take_while(|c| c.is_whitespace()).collect()
+    before[start..]
+        .chars()
+        .take_while(|c| c.is_whitespace())
+        .collect()
 }
 
 /// The project's DDL, parsed on first use.
@@ -169,9 +220,17 @@ fn resolved_name(env: &Env, name: &str) -> Option<String> {
 }
 
 fn build(ctx: &Context) -> DdlCatalog {
-    let mut sql: Vec<_> = ctx.project.files.iter().filter(|f| f.kind == FileKind::Sql).collect();
+    let mut sql: Vec<_> = ctx
+        .project
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::Sql)
+        .collect();
     sql.sort_by(|a, b| a.rel.cmp(&b.rel));
-    let files: Vec<(FileId, SqlFile)> = sql.iter().map(|f| (f.id, parse_sql_file(&f.text))).collect();
+    let files: Vec<(FileId, SqlFile)> = sql
+        .iter()
+        .map(|f| (f.id, parse_sql_file(&f.text)))
+        .collect();
     let mut tables = Vec::new();
     let mut updates = Vec::new();
     for env in &ctx.envs {
@@ -181,7 +240,9 @@ fn build(ctx: &Context) -> DdlCatalog {
             for stmt in &parsed.statements {
                 match stmt {
                     DdlStatement::CreateTable(create) => {
-                        let Some(name) = resolved_name(env, &create.name) else { continue };
+                        let Some(name) = resolved_name(env, &create.name) else {
+                            continue;
+                        };
                         if by_name.contains_key(&name) && !create.or_replace {
                             continue;
                         }
@@ -190,12 +251,18 @@ fn build(ctx: &Context) -> DdlCatalog {
                             for p in &list.entries {
                                 properties.insert(
                                     p.key.to_ascii_lowercase(),
-                                    PropState { value: Some(p.value.clone()), altered: false },
+                                    PropState {
+                                        value: Some(p.value.clone()),
+                                        altered: false,
+                                    },
                                 );
                             }
                         }
                         let text = &ctx.project.file(*file).text;
-                        let written = text.get(create.name_range.clone()).unwrap_or(&create.name).to_string();
+                        let written = text
+                            .get(create.name_range.clone())
+                            .unwrap_or(&create.name)
+                            .to_string();
                         by_name.insert(
                             name,
                             TableDdl {
@@ -204,33 +271,51 @@ fn build(ctx: &Context) -> DdlCatalog {
                                 written,
                                 tokenized: create.name.contains('{'),
                                 properties,
-                                cluster_by: create.cluster_by.as_ref().map(|(cols, _)| cols.clone()),
+                                cluster_by: create
+                                    .cluster_by
+                                    .as_ref()
+                                    .map(|(cols, _)| cols.clone()),
                                 cluster_altered: false,
                             },
                         );
                     }
                     DdlStatement::AlterTable(alter) => {
-                        let Some(name) = resolved_name(env, &alter.name) else { continue };
-                        let Some(table) = by_name.get_mut(&name) else { continue };
+                        let Some(name) = resolved_name(env, &alter.name) else {
+                            continue;
+                        };
+                        let Some(table) = by_name.get_mut(&name) else {
+                            continue;
+                        };
                         for op in &alter.ops {
                             match op {
                                 AlterOp::SetProperties(props) => {
                                     for p in props {
                                         table.properties.insert(
                                             p.key.to_ascii_lowercase(),
-                                            PropState { value: Some(p.value.clone()), altered: true },
+                                            PropState {
+                                                value: Some(p.value.clone()),
+                                                altered: true,
+                                            },
                                         );
                                     }
                                 }
                                 AlterOp::UnsetProperties(keys) => {
                                     for k in keys {
-                                        table
-                                            .properties
-                                            .insert(k.to_ascii_lowercase(), PropState { value: None, altered: true });
+                                        table.properties.insert(
+                                            k.to_ascii_lowercase(),
+                                            PropState {
+                                                value: None,
+                                                altered: true,
+                                            },
+                                        );
                                     }
                                 }
                                 AlterOp::ClusterBy(cols) => {
-                                    table.cluster_by = if cols.is_empty() { None } else { Some(cols.clone()) };
+                                    table.cluster_by = if cols.is_empty() {
+                                        None
+                                    } else {
+                                        Some(cols.clone())
+                                    };
                                     table.cluster_altered = true;
                                 }
                             }
@@ -247,7 +332,11 @@ fn build(ctx: &Context) -> DdlCatalog {
         tables.push(by_name);
         updates.push(env_updates);
     }
-    DdlCatalog { files, tables, updates }
+    DdlCatalog {
+        files,
+        tables,
+        updates,
+    }
 }
 
 /// The quarantine actions of one environment that write to one DLQ.
@@ -267,9 +356,13 @@ impl DlqGroup<'_> {
 
     /// Whether the YAML side of the finding depends on token resolution.
     pub fn tokenized(&self) -> bool {
-        self.users
-            .iter()
-            .any(|u| tokenized(&[u.action.get("quarantine").and_then(|q| q.get_str("dlq_table")).unwrap_or("")]))
+        self.users.iter().any(|u| {
+            tokenized(&[u
+                .action
+                .get("quarantine")
+                .and_then(|q| q.get_str("dlq_table"))
+                .unwrap_or("")])
+        })
     }
 
     /// Related locations: every using action's `dlq_table`; the env when
@@ -278,7 +371,11 @@ impl DlqGroup<'_> {
         let shared = self.shared();
         for u in &self.users {
             let msg = if shared {
-                format!("`dlq_table` of quarantine action {} (one of {} sharing this DLQ)", u.label(), self.users.len())
+                format!(
+                    "`dlq_table` of quarantine action {} (one of {} sharing this DLQ)",
+                    u.label(),
+                    self.users.len()
+                )
             } else {
                 format!("`dlq_table` of quarantine action {}", u.label())
             };
@@ -301,7 +398,10 @@ impl DlqGroup<'_> {
 
     pub fn sharing_note(&self) -> String {
         if self.shared() {
-            format!(" (the DLQ is shared by {} quarantine actions)", self.users.len())
+            format!(
+                " (the DLQ is shared by {} quarantine actions)",
+                self.users.len()
+            )
         } else {
             String::new()
         }
@@ -313,7 +413,9 @@ impl DlqGroup<'_> {
 pub fn dlq_groups<'a>(ctx: &Context<'a>, env: &Env) -> Vec<DlqGroup<'a>> {
     let mut groups: Vec<DlqGroup<'a>> = Vec::new();
     for u in resolved_uses(ctx.quarantine_actions(), env) {
-        let Some(inbox) = normalize_table_name(&u.dlq_table) else { continue };
+        let Some(inbox) = normalize_table_name(&u.dlq_table) else {
+            continue;
+        };
         match groups.iter_mut().find(|g| g.inbox == inbox) {
             Some(g) => {
                 if !g.users.iter().any(|x| std::ptr::eq(x.action, u.action)) {
@@ -322,7 +424,11 @@ pub fn dlq_groups<'a>(ctx: &Context<'a>, env: &Env) -> Vec<DlqGroup<'a>> {
             }
             None => {
                 let outbox = format!("{inbox}_outbox");
-                groups.push(DlqGroup { inbox, outbox, users: vec![u] });
+                groups.push(DlqGroup {
+                    inbox,
+                    outbox,
+                    users: vec![u],
+                });
             }
         }
     }
@@ -350,16 +456,25 @@ pub(crate) fn report_missing_property(
                 targets.push(("outbox", &g.outbox));
             }
             for (role, name) in targets {
-                let Some(t) = tables.get(name.as_str()) else { continue };
+                let Some(t) = tables.get(name.as_str()) else {
+                    continue;
+                };
                 if t.property_is_true(key) {
                     continue;
                 }
-                let note = if by_sharing { g.sharing_note() } else { String::new() };
+                let note = if by_sharing {
+                    g.sharing_note()
+                } else {
+                    String::new()
+                };
                 let mut d = Diagnostic::at(
                     me,
                     t.file,
                     t.property_span(),
-                    format!("DLQ {role} `{}` lacks `'{key}' = 'true'`: {why}{note}", t.written),
+                    format!(
+                        "DLQ {role} `{}` lacks `'{key}' = 'true'`: {why}{note}",
+                        t.written
+                    ),
                 );
                 if by_sharing {
                     d = d.severity(g.sharing_severity());

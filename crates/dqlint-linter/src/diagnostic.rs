@@ -37,7 +37,10 @@ impl Location {
 
 impl From<&Origin> for Location {
     fn from(origin: &Origin) -> Location {
-        Location { file: origin.file, span: origin.span.clone() }
+        Location {
+            file: origin.file,
+            span: origin.span.clone(),
+        }
     }
 }
 
@@ -106,7 +109,12 @@ impl Diagnostic {
         diagnostic
     }
 
-    pub fn at(rule: &'static RuleMeta, file: FileId, span: Range<usize>, message: impl Into<String>) -> Diagnostic {
+    pub fn at(
+        rule: &'static RuleMeta,
+        file: FileId,
+        span: Range<usize>,
+        message: impl Into<String>,
+    ) -> Diagnostic {
         Diagnostic::new(rule, &Origin::new(file, span), message)
     }
 
@@ -117,7 +125,10 @@ impl Diagnostic {
 
     /// A related location; its own template/preset provenance comes along.
     pub fn related(mut self, at: &Origin, message: impl Into<String>) -> Diagnostic {
-        self.related.push(Related { location: at.into(), message: message.into() });
+        self.related.push(Related {
+            location: at.into(),
+            message: message.into(),
+        });
         self.add_provenance(at);
         self
     }
@@ -139,15 +150,31 @@ impl Diagnostic {
     fn add_provenance(&mut self, at: &Origin) {
         let Some(via) = &at.via else { return };
         let (site, message) = match via.as_ref() {
-            Via::Template { name, flowgroup, use_site } => {
-                (use_site, format!("from template `{name}`, instantiated by flowgroup `{flowgroup}` here"))
-            }
-            Via::Preset { name, flowgroup, use_site } => {
-                (use_site, format!("set by preset `{name}`, applied to flowgroup `{flowgroup}` here"))
-            }
-            Via::Blueprint { name, use_site } => (use_site, format!("from blueprint `{name}`, stamped by this instance")),
+            Via::Template {
+                name,
+                flowgroup,
+                use_site,
+            } => (
+                use_site,
+                format!("from template `{name}`, instantiated by flowgroup `{flowgroup}` here"),
+            ),
+            Via::Preset {
+                name,
+                flowgroup,
+                use_site,
+            } => (
+                use_site,
+                format!("set by preset `{name}`, applied to flowgroup `{flowgroup}` here"),
+            ),
+            Via::Blueprint { name, use_site } => (
+                use_site,
+                format!("from blueprint `{name}`, stamped by this instance"),
+            ),
         };
-        let related = Related { location: site.into(), message };
+        let related = Related {
+            location: site.into(),
+            message,
+        };
         if !self.related.contains(&related) {
             self.related.push(related);
         }

@@ -2,7 +2,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use dqlint_project::{envs_or_none, normalize_rel, Action, Env, ExpectationSet, Flowgroup, Origin, Project, Value};
+use dqlint_project::{
+    envs_or_none, normalize_rel, Action, Env, ExpectationSet, Flowgroup, Origin, Project, Value,
+};
 
 use rayon::prelude::*;
 
@@ -43,16 +45,24 @@ impl Findings {
 impl<'a> Context<'a> {
     pub fn new(project: &'a Project) -> Context<'a> {
         let envs = envs_or_none(&project.envs);
-        let dq_actions: Vec<(&'a Flowgroup, &'a Action)> = project.actions().filter(|(_, a)| a.is_data_quality()).collect();
-        let mut expectation_users: BTreeMap<String, Vec<(&'a Flowgroup, &'a Action)>> = BTreeMap::new();
+        let dq_actions: Vec<(&'a Flowgroup, &'a Action)> = project
+            .actions()
+            .filter(|(_, a)| a.is_data_quality())
+            .collect();
+        let mut expectation_users: BTreeMap<String, Vec<(&'a Flowgroup, &'a Action)>> =
+            BTreeMap::new();
         for &(fg, action) in &dq_actions {
-            let Some(path) = action.get_str("expectations_file") else { continue };
+            let Some(path) = action.get_str("expectations_file") else {
+                continue;
+            };
             for env in &envs {
                 let resolved = env.resolve(path);
                 if !resolved.unresolved.is_empty() {
                     continue;
                 }
-                let users = expectation_users.entry(normalize_rel(&resolved.text)).or_default();
+                let users = expectation_users
+                    .entry(normalize_rel(&resolved.text))
+                    .or_default();
                 // Actions come one at a time: if this one already uses the
                 // file (through another environment), it was the last added.
                 if !users.last().is_some_and(|(_, a)| std::ptr::eq(*a, action)) {
@@ -77,15 +87,22 @@ impl<'a> Context<'a> {
 
     /// Every `mode: quarantine` data_quality action.
     pub fn quarantine_actions(&self) -> impl Iterator<Item = (&'a Flowgroup, &'a Action)> + '_ {
-        self.dq_actions.iter().copied().filter(|(_, a)| a.is_quarantine())
+        self.dq_actions
+            .iter()
+            .copied()
+            .filter(|(_, a)| a.is_quarantine())
     }
 
     /// Whether the environments resolve tokens at all (a project without
     /// substitutions resolves nothing: token-dependent checks skip).
     /// The expectations files in use, with the actions using each.
-    pub fn expectation_sets(&self) -> impl Iterator<Item = (&'a ExpectationSet, &[(&'a Flowgroup, &'a Action)])> + '_ {
+    pub fn expectation_sets(
+        &self,
+    ) -> impl Iterator<Item = (&'a ExpectationSet, &[(&'a Flowgroup, &'a Action)])> + '_ {
         self.expectation_users.iter().filter_map(|(rel, users)| {
-            self.project.expectations_for(rel).map(|set| (set, users.as_slice()))
+            self.project
+                .expectations_for(rel)
+                .map(|set| (set, users.as_slice()))
         })
     }
 
@@ -108,7 +125,11 @@ impl Selection {
             let p = pattern.trim();
             rule.code.eq_ignore_ascii_case(p)
                 || rule.name == p
-                || (!p.is_empty() && rule.code.to_ascii_uppercase().starts_with(&p.to_ascii_uppercase()))
+                || (!p.is_empty()
+                    && rule
+                        .code
+                        .to_ascii_uppercase()
+                        .starts_with(&p.to_ascii_uppercase()))
         };
         (self.select.is_empty() || self.select.iter().any(hit)) && !self.ignore.iter().any(hit)
     }
@@ -122,8 +143,15 @@ pub fn lint(project: &Project, selection: &Selection) -> Vec<Diagnostic> {
 /// The one entry point shared by the CLI and the language server: the
 /// rules, then the configuration (selection per file, severities), then
 /// suppression comments and DQ009.
-pub fn lint_configured(project: &Project, config: &Config, selection: &Selection) -> Vec<Diagnostic> {
-    let policy = Policy { config, cli: selection };
+pub fn lint_configured(
+    project: &Project,
+    config: &Config,
+    selection: &Selection,
+) -> Vec<Diagnostic> {
+    let policy = Policy {
+        config,
+        cli: selection,
+    };
     let ctx = Context::new(project);
     // Rules are independent readers of the context: run them in parallel,
     // and concatenate their findings in registry order so the result does
@@ -137,7 +165,11 @@ pub fn lint_configured(project: &Project, config: &Config, selection: &Selection
             findings.items
         })
         .collect();
-    let merged = configure(project, &policy, merge(per_rule.into_iter().flatten().collect()));
+    let merged = configure(
+        project,
+        &policy,
+        merge(per_rule.into_iter().flatten().collect()),
+    );
     // Suppressions see every finding, so a directive inside a block that a
     // syntax error breaks is not reported unused while the block is withheld.
     let mut merged = crate::suppression::apply(project, &policy, merged);
@@ -145,7 +177,15 @@ pub fn lint_configured(project: &Project, config: &Config, selection: &Selection
     merged.retain(|d| !damage.hides(d));
     // Stable output: by file path, then position, then code.
     merged.sort_by(|a, b| {
-        let key = |d: &Diagnostic| (project.file(d.primary.file).rel.clone(), d.primary.span.start, d.primary.span.end, d.rule.code, d.message.clone());
+        let key = |d: &Diagnostic| {
+            (
+                project.file(d.primary.file).rel.clone(),
+                d.primary.span.start,
+                d.primary.span.end,
+                d.rule.code,
+                d.message.clone(),
+            )
+        };
         key(a).cmp(&key(b))
     });
     merged
@@ -205,7 +245,10 @@ fn merge(items: Vec<Diagnostic>) -> Vec<Diagnostic> {
 
 /// Where a value of an action is, or the action's anchor if it is absent.
 pub fn origin_of(action: &Action, key: &str) -> Origin {
-    action.get(key).map(|v| v.origin.clone()).unwrap_or_else(|| action.anchor())
+    action
+        .get(key)
+        .map(|v| v.origin.clone())
+        .unwrap_or_else(|| action.anchor())
 }
 
 /// The key of `key` in the action mapping, for "missing field" findings.

@@ -27,9 +27,17 @@ fn compute(ctx: &Context) -> Vec<ExpressionFinding> {
     let mut out = Vec::new();
     for (set, _) in ctx.expectation_sets() {
         for rule in &set.rules {
-            let Some(expr) = &rule.expression else { continue };
+            let Some(expr) = &rule.expression else {
+                continue;
+            };
             for f in dqlint_sql::expr::check_expression(&expr.text) {
-                let span = map_to_source(ctx.project, set.file, &expr.span, &expr.text, f.range.clone());
+                let span = map_to_source(
+                    ctx.project,
+                    set.file,
+                    &expr.span,
+                    &expr.text,
+                    f.range.clone(),
+                );
                 out.push(ExpressionFinding {
                     code: f.code,
                     message: f.message,
@@ -44,9 +52,17 @@ fn compute(ctx: &Context) -> Vec<ExpressionFinding> {
 }
 
 /// Maps a byte range of the decoded expression to the file.
-pub fn map_to_source(project: &Project, file: FileId, scalar: &Range<usize>, decoded: &str, range: Range<usize>) -> Range<usize> {
+pub fn map_to_source(
+    project: &Project,
+    file: FileId,
+    scalar: &Range<usize>,
+    decoded: &str,
+    range: Range<usize>,
+) -> Range<usize> {
     let text = &project.file(file).text;
-    let Some(raw) = text.get(scalar.clone()) else { return scalar.clone() };
+    let Some(raw) = text.get(scalar.clone()) else {
+        return scalar.clone();
+    };
     let style = match raw.as_bytes().first() {
         Some(b'"') => ScalarStyle::DoubleQuoted,
         Some(b'\'') => ScalarStyle::SingleQuoted,

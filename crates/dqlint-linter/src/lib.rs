@@ -7,14 +7,14 @@ pub mod ddl_catalog;
 pub mod diagnostic;
 pub mod engine;
 pub mod expressions;
-pub mod registry;
 pub mod quarantine;
+pub mod registry;
 pub mod rules;
 pub mod suppression;
-pub mod tokens;
 pub mod text;
+pub mod tokens;
 
-pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Location, Related, Severity};
 pub use config::{Config, ConfigError};
+pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Location, Related, Severity};
 pub use engine::{lint, lint_configured, Context, Findings, Selection};
 pub use registry::{find, DocExample, ExampleFile, ExampleKind, RuleMeta, RULES};

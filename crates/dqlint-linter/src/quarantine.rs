@@ -30,14 +30,28 @@ pub fn resolved_uses<'a>(
 ) -> Vec<QuarantineUse<'a>> {
     let mut out = Vec::new();
     for (fg, action) in actions {
-        let Some(block) = action.get("quarantine") else { continue };
-        let (Some(dlq), Some(src)) = (block.get("dlq_table"), block.get("source_table")) else { continue };
-        let (Some(dlq_raw), Some(src_raw)) = (dlq.as_str(), src.as_str()) else { continue };
+        let Some(block) = action.get("quarantine") else {
+            continue;
+        };
+        let (Some(dlq), Some(src)) = (block.get("dlq_table"), block.get("source_table")) else {
+            continue;
+        };
+        let (Some(dlq_raw), Some(src_raw)) = (dlq.as_str(), src.as_str()) else {
+            continue;
+        };
         let (d, s) = (env.resolve(dlq_raw), env.resolve(src_raw));
-        if !d.unresolved.is_empty() || !s.unresolved.is_empty() || d.text.is_empty() || s.text.is_empty() {
+        if !d.unresolved.is_empty()
+            || !s.unresolved.is_empty()
+            || d.text.is_empty()
+            || s.text.is_empty()
+        {
             continue;
         }
-        let pipeline = fg.pipeline.as_deref().map(|p| env.resolve(p).text).unwrap_or_default();
+        let pipeline = fg
+            .pipeline
+            .as_deref()
+            .map(|p| env.resolve(p).text)
+            .unwrap_or_default();
         out.push(QuarantineUse {
             flowgroup: fg,
             action,

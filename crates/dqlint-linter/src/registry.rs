@@ -40,7 +40,11 @@ impl RuleMeta {
     pub fn summary(&self) -> String {
         let doc = self.doc();
         let body = doc.split("## What it does").nth(1).unwrap_or(&doc);
-        body.trim().split("\n\n").next().unwrap_or("").replace('\n', " ")
+        body.trim()
+            .split("\n\n")
+            .next()
+            .unwrap_or("")
+            .replace('\n', " ")
     }
 
     /// The body of a `## heading` section of the doc, trimmed.
@@ -67,7 +71,9 @@ impl RuleMeta {
 
     /// The whole "What it does" section (SARIF's full description).
     pub fn what_it_does(&self) -> String {
-        self.section("What it does").unwrap_or_default().replace('\n', " ")
+        self.section("What it does")
+            .unwrap_or_default()
+            .replace('\n', " ")
     }
 
     /// The project of the `## Example (bad)` or `## Example (good)` section
@@ -147,18 +153,27 @@ impl DocExample {
                 while let Some(word) = words.next() {
                     match word {
                         "--env" => example.envs.extend(words.next().map(String::from)),
-                        other => return Err(format!("unsupported flag `{other}` in `Linted with`")),
+                        other => {
+                            return Err(format!("unsupported flag `{other}` in `Linted with`"))
+                        }
                     }
                 }
                 continue;
             }
-            let Some(info) = line.trim_start().strip_prefix("```") else { continue };
+            let Some(info) = line.trim_start().strip_prefix("```") else {
+                continue;
+            };
             let language = info.split_whitespace().next().unwrap_or("").to_string();
             let path = named
                 .strip_prefix('`')
                 .and_then(|rest| rest.strip_suffix("`:"))
                 .filter(|p| !p.is_empty() && !p.contains('`'))
-                .ok_or_else(|| format!("the code block `{}` is not preceded by a `` `PATH`: `` line", line.trim()))?;
+                .ok_or_else(|| {
+                    format!(
+                        "the code block `{}` is not preceded by a `` `PATH`: `` line",
+                        line.trim()
+                    )
+                })?;
             let mut text = String::new();
             let mut closed = false;
             for line in lines.by_ref() {
@@ -175,7 +190,11 @@ impl DocExample {
             if example.files.iter().any(|f| f.path == path) {
                 return Err(format!("`{path}` is given twice"));
             }
-            example.files.push(ExampleFile { path: path.to_string(), language, text });
+            example.files.push(ExampleFile {
+                path: path.to_string(),
+                language,
+                text,
+            });
         }
         if example.files.is_empty() && example.envs.is_empty() {
             return Err("no code block preceded by a `` `PATH`: `` line".into());
@@ -192,7 +211,11 @@ impl DocExample {
                 None => files.push(file.clone()),
             }
         }
-        let envs = if self.envs.is_empty() { base.envs.clone() } else { self.envs.clone() };
+        let envs = if self.envs.is_empty() {
+            base.envs.clone()
+        } else {
+            self.envs.clone()
+        };
         DocExample { files, envs }
     }
 }
@@ -263,10 +286,15 @@ registry! {
 
 /// A rule by code (`DQ107`) or name (`expectations-file-not-found`).
 pub fn find(code_or_name: &str) -> Option<&'static RuleMeta> {
-    RULES.iter().find(|r| r.code.eq_ignore_ascii_case(code_or_name) || r.name == code_or_name)
+    RULES
+        .iter()
+        .find(|r| r.code.eq_ignore_ascii_case(code_or_name) || r.name == code_or_name)
 }
 
 /// `lookup!(DQ107)`: the registry entry of a code known at compile time.
 pub fn rule(code: &str) -> &'static RuleMeta {
-    RULES.iter().find(|r| r.code == code).unwrap_or_else(|| panic!("{code} is not in the registry"))
+    RULES
+        .iter()
+        .find(|r| r.code == code)
+        .unwrap_or_else(|| panic!("{code} is not in the registry"))
 }

@@ -54,7 +54,15 @@ use crate::registry::rule;
 /// The five DQ3xx rules share one pass over the expressions.
 pub(crate) fn report_expression_findings(ctx: &Context, out: &mut Findings, code: &str) {
     let me = rule(code);
-    for f in crate::expressions::findings(ctx).iter().filter(|f| f.code == code) {
-        out.push(Diagnostic::at(me, f.file, f.span.clone(), f.message.clone()));
+    for f in crate::expressions::findings(ctx)
+        .iter()
+        .filter(|f| f.code == code)
+    {
+        out.push(Diagnostic::at(
+            me,
+            f.file,
+            f.span.clone(),
+            f.message.clone(),
+        ));
     }
 }

@@ -113,7 +113,13 @@ pub fn directives(file: &SourceFile) -> Vec<Directive> {
     if file.read_error.is_some() || !file.text.contains("dqlint:") {
         return Vec::new();
     }
-    directives_in(file.id, &file.text, &file.lines, comments(file), &header_comments(file.kind, &file.text))
+    directives_in(
+        file.id,
+        &file.text,
+        &file.lines,
+        comments(file),
+        &header_comments(file.kind, &file.text),
+    )
 }
 
 /// Block comments that count as leading comments: a SQL file's
@@ -144,7 +150,10 @@ fn directives_in(
         .collect();
     for block in block_comments.iter().filter(|c| own_line(c)) {
         let last = lines.line_of(block.end);
-        if text[block.end..lines.line_range(text, last).end].trim().is_empty() {
+        if text[block.end..lines.line_range(text, last).end]
+            .trim()
+            .is_empty()
+        {
             comment_only_lines.extend(lines.line_of(block.start)..=last);
         }
     }
@@ -419,11 +428,15 @@ fn edit_works(file: &SourceFile, edit: &Edit, scope: Scope, rule: &RuleMeta) -> 
         }
         parsed.comments
     };
-    directives_in(file.id, &edited, &LineIndex::new(&edited), comments, &header_comments(file.kind, &edited))
-        .iter()
-        .any(|d| {
-            d.problem.is_none() && d.scope == scope && d.entries.iter().any(|e| e.covers(rule))
-        })
+    directives_in(
+        file.id,
+        &edited,
+        &LineIndex::new(&edited),
+        comments,
+        &header_comments(file.kind, &edited),
+    )
+    .iter()
+    .any(|d| d.problem.is_none() && d.scope == scope && d.entries.iter().any(|e| e.covers(rule)))
 }
 
 /// Drops the findings that a directive covers, then reports the
@@ -528,7 +541,12 @@ pub fn apply(project: &Project, policy: &Policy, findings: Vec<Diagnostic>) -> V
 /// itself, the damaged blocks already hold their reports back.
 fn fed_by_broken(kind: FileKind, broken: &HashSet<FileKind>) -> bool {
     use FileKind::*;
-    let model = |k: &FileKind| matches!(k, ProjectConfig | Flowgroup | Template | Preset | Blueprint | Substitutions);
+    let model = |k: &FileKind| {
+        matches!(
+            k,
+            ProjectConfig | Flowgroup | Template | Preset | Blueprint | Substitutions
+        )
+    };
     match kind {
         // Their findings come from the actions that use them.
         Expectations | Sql => broken.iter().any(model),

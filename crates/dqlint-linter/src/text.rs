@@ -7,7 +7,9 @@ use dqlint_project::{Origin, Project};
 /// rendered from a template parameter, for instance).
 pub fn find_in_origin(project: &Project, origin: &Origin, needle: &str, n: usize) -> Origin {
     let text = &project.file(origin.file).text;
-    let Some(source) = text.get(origin.span.clone()) else { return origin.clone() };
+    let Some(source) = text.get(origin.span.clone()) else {
+        return origin.clone();
+    };
     match source.match_indices(needle).nth(n) {
         Some((at, _)) => Origin {
             file: origin.file,
@@ -30,7 +32,11 @@ pub fn did_you_mean<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
 
 /// The raw source text of an origin.
 pub fn source_text<'a>(project: &'a Project, origin: &Origin) -> &'a str {
-    project.file(origin.file).text.get(origin.span.clone()).unwrap_or("")
+    project
+        .file(origin.file)
+        .text
+        .get(origin.span.clone())
+        .unwrap_or("")
 }
 
 /// `new` written in the same quoting style as the scalar at `origin`

@@ -11,7 +11,9 @@ pub fn flowgroup_strings(fg: &Flowgroup) -> Vec<&Value> {
     let mut roots: Vec<&Value> = Vec::new();
     if let Some(entries) = fg.doc.as_map() {
         for e in entries {
-            if !["template_parameters", "variables", "actions", "flowgroups"].contains(&e.key.as_str()) {
+            if !["template_parameters", "variables", "actions", "flowgroups"]
+                .contains(&e.key.as_str())
+            {
                 roots.push(&e.value);
             }
         }
@@ -25,13 +27,21 @@ pub fn flowgroup_strings(fg: &Flowgroup) -> Vec<&Value> {
 
 /// Each token of a string value with the exact place of its text.
 pub fn located_tokens(project: &Project, value: &Value) -> Vec<(TokenRef, Origin)> {
-    let Some(text) = value.as_str() else { return Vec::new() };
+    let Some(text) = value.as_str() else {
+        return Vec::new();
+    };
     let tokens = scan_tokens(text);
     let mut out = Vec::new();
     for (i, token) in tokens.iter().enumerate() {
         let token_text = &text[token.range.clone()];
-        let nth = tokens[..i].iter().filter(|t| &text[t.range.clone()] == token_text).count();
-        out.push((token.clone(), find_in_origin(project, &value.origin, token_text, nth)));
+        let nth = tokens[..i]
+            .iter()
+            .filter(|t| &text[t.range.clone()] == token_text)
+            .count();
+        out.push((
+            token.clone(),
+            find_in_origin(project, &value.origin, token_text, nth),
+        ));
     }
     out
 }

@@ -114,10 +114,9 @@ fn every_rule_doc_example_runs() {
 fn an_example_block_without_a_path_is_refused() {
     let err = DocExample::parse("```yaml\na: 1\n```\n").unwrap_err();
     assert!(err.contains("PATH"), "{err}");
-    let ok = DocExample::parse(
-        "Linted with `--env dev --env prd`.\n\n`x.yaml`:\n```yaml\na: 1\n```\n",
-    )
-    .unwrap();
+    let ok =
+        DocExample::parse("Linted with `--env dev --env prd`.\n\n`x.yaml`:\n```yaml\na: 1\n```\n")
+            .unwrap();
     assert_eq!(ok.envs, ["dev", "prd"]);
     assert_eq!(ok.files[0].path, "x.yaml");
     assert_eq!(ok.files[0].text, "a: 1\n");
@@ -125,10 +124,8 @@ fn an_example_block_without_a_path_is_refused() {
 
 #[test]
 fn the_good_example_overrides_only_the_files_it_shows() {
-    let bad = DocExample::parse(
-        "`a.yaml`:\n```yaml\nx: 1\n```\n\n`b.yaml`:\n```yaml\ny: 1\n```\n",
-    )
-    .unwrap();
+    let bad = DocExample::parse("`a.yaml`:\n```yaml\nx: 1\n```\n\n`b.yaml`:\n```yaml\ny: 1\n```\n")
+        .unwrap();
     let good = DocExample::parse("`b.yaml`:\n```yaml\ny: 2\n```\n")
         .unwrap()
         .overlaid_on(&bad);

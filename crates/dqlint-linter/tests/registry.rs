@@ -9,8 +9,19 @@ use dqlint_linter::RULES;
 fn every_rule_has_a_complete_doc() {
     for rule in RULES {
         let doc = rule.doc();
-        for section in ["## What it does", "## Why is this bad?", "## Example (bad)", "## Example (good)", "## Fix"] {
-            assert!(doc.contains(section), "{} ({}) lacks `{section}` in its doc comment", rule.code, rule.name);
+        for section in [
+            "## What it does",
+            "## Why is this bad?",
+            "## Example (bad)",
+            "## Example (good)",
+            "## Fix",
+        ] {
+            assert!(
+                doc.contains(section),
+                "{} ({}) lacks `{section}` in its doc comment",
+                rule.code,
+                rule.name
+            );
         }
         assert!(!rule.summary().is_empty(), "{} has no summary", rule.code);
     }
@@ -20,7 +31,11 @@ fn every_rule_has_a_complete_doc() {
 fn codes_and_names_are_unique_and_well_formed() {
     for (i, a) in RULES.iter().enumerate() {
         assert!(a.code.len() == 5 && a.code.starts_with("DQ"), "{}", a.code);
-        assert!(a.name.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{}", a.name);
+        assert!(
+            a.name.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+            "{}",
+            a.name
+        );
         for b in &RULES[i + 1..] {
             assert_ne!(a.code, b.code);
             assert_ne!(a.name, b.name);

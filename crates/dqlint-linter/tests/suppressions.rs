@@ -590,18 +590,33 @@ fn suppress_in_this_file_works_where_a_line_comment_cannot_go() {
 /// (deselected by a flag or the config): not known unused, not reported.
 #[test]
 fn bare_and_prefix_directives_for_deselected_rules_are_not_unused() {
-    let ignore = |code: &str| Selection { select: vec![], ignore: vec![code.into()] };
-    let bare = project("amount >= 0:\n  action: warn  # dqlint: ignore kept as warn\n  name: n\n", &[]);
+    let ignore = |code: &str| Selection {
+        select: vec![],
+        ignore: vec![code.into()],
+    };
+    let bare = project(
+        "amount >= 0:\n  action: warn  # dqlint: ignore kept as warn\n  name: n\n",
+        &[],
+    );
     assert_eq!(findings(bare.path()), Vec::<String>::new());
     let (project_, found) = run(bare.path(), &Config::default(), &ignore("DQ207"), &[]);
     assert_eq!(describe(&project_, &found), Vec::<String>::new());
 
     let prefix = project(
         WARN_RULE,
-        &[("sql/fix.sql", &format!("{UNSCOPED_UPDATE}; -- dqlint: ignore[DQ4]\n"))],
+        &[(
+            "sql/fix.sql",
+            &format!("{UNSCOPED_UPDATE}; -- dqlint: ignore[DQ4]\n"),
+        )],
     );
     let (project_, found) = run(prefix.path(), &Config::default(), &ignore("DQ409"), &[]);
-    assert!(!describe(&project_, &found).iter().any(|f| f.ends_with("DQ009")), "{:?}", describe(&project_, &found));
+    assert!(
+        !describe(&project_, &found)
+            .iter()
+            .any(|f| f.ends_with("DQ009")),
+        "{:?}",
+        describe(&project_, &found)
+    );
 }
 
 /// A syntax error anywhere can remove the findings a suppression in another
@@ -614,7 +629,10 @@ fn a_syntax_error_elsewhere_leaves_no_unused_report() {
         "amount >= 0:\n  action: warn  # dqlint: ignore[DQ207]\n  name: n\n",
         &[("pipelines/bronze/orders.yaml", &broken)],
     );
-    assert_eq!(findings(dir.path()), vec!["pipelines/bronze/orders.yaml:10 DQ001".to_string()]);
+    assert_eq!(
+        findings(dir.path()),
+        vec!["pipelines/bronze/orders.yaml:10 DQ001".to_string()]
+    );
 }
 
 /// A `/* ... */` licence header is part of a SQL file's leading comments.
@@ -627,5 +645,9 @@ fn ignore_file_after_a_sql_block_comment_header() {
             &format!("/* Copyright ACME.\n   All rights reserved. */\n-- dqlint: ignore-file[DQ409]\n{UNSCOPED_UPDATE};\n"),
         )],
     );
-    assert!(!findings(dir.path()).iter().any(|f| f.starts_with("sql/")), "{:?}", findings(dir.path()));
+    assert!(
+        !findings(dir.path()).iter().any(|f| f.starts_with("sql/")),
+        "{:?}",
+        findings(dir.path())
+    );
 }

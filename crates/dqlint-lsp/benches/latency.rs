@@ -249,9 +249,13 @@ async fn main() {
             percentile(&samples, 0.5).as_secs_f64() * 1e3
         );
     };
-    wide("templates/bronze_cleanse_template.yaml", &|t| format!("{t}\n# edited\n"));
+    wide("templates/bronze_cleanse_template.yaml", &|t| {
+        format!("{t}\n# edited\n")
+    });
     wide("expectations/generic_quality.json", &|t| format!("{t} "));
-    wide("substitutions/dev.yaml", &|t| t.replacen("catalog: acme_edw_dev", "catalog: acme_edw_dew", 1));
+    wide("substitutions/dev.yaml", &|t| {
+        t.replacen("catalog: acme_edw_dev", "catalog: acme_edw_dew", 1)
+    });
 
     // What a request after an edit may wait for once (Workspace::refresh):
     // the whole model brought up to date in memory, and linted.
@@ -308,10 +312,7 @@ async fn main() {
     let pause = initial.max(Duration::from_millis(400)) + Duration::from_millis(300);
     let paused = edits(&mut client, &flowgroup, at, version, 12, pause).await;
     summary(
-        &format!(
-            "edits {} ms apart (idle server)",
-            pause.as_millis()
-        ),
+        &format!("edits {} ms apart (idle server)", pause.as_millis()),
         paused,
     );
 

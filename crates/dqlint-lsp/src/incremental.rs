@@ -345,7 +345,9 @@ impl Plan {
             FileKind::Template | FileKind::Preset | FileKind::Blueprint => {
                 self.library.insert(id);
             }
-            FileKind::Expectations => self.shared.extend(base.expectations_rel(id).map(str::to_string)),
+            FileKind::Expectations => self
+                .shared
+                .extend(base.expectations_rel(id).map(str::to_string)),
             FileKind::Sql => self.quarantine_wide = true,
             _ => {}
         }

@@ -63,7 +63,10 @@ impl Backend {
     async fn snapshot_for(&self, uri: &Uri, whole: bool) -> Option<(PathBuf, Arc<Snapshot>)> {
         let path = uri_to_path(uri)?;
         let project = self.workspace.project_of(&path)?;
-        let snapshot = self.workspace.fresh_snapshot(&project, &path, whole).await?;
+        let snapshot = self
+            .workspace
+            .fresh_snapshot(&project, &path, whole)
+            .await?;
         Some((path, snapshot))
     }
 
@@ -315,7 +318,9 @@ impl LanguageServer for Backend {
         // its text on disk (what the buffer held unless closed unsaved).
         if let Some(project) = self.workspace.project_of(&path) {
             if UriMap::new([]).uri(&path).as_ref() != Some(&params.text_document.uri) {
-                self.workspace.unpublish(&project, &params.text_document.uri).await;
+                self.workspace
+                    .unpublish(&project, &params.text_document.uri)
+                    .await;
             }
         }
         self.changed_on_disk(&path);
@@ -326,7 +331,9 @@ impl LanguageServer for Backend {
         // beats a quick re-lint per file.
         let mut per_project: std::collections::HashMap<PathBuf, usize> = Default::default();
         for change in &params.changes {
-            if let Some(project) = uri_to_path(&change.uri).and_then(|p| self.workspace.project_of(&p)) {
+            if let Some(project) =
+                uri_to_path(&change.uri).and_then(|p| self.workspace.project_of(&p))
+            {
                 *per_project.entry(project.root.clone()).or_default() += 1;
             }
         }
@@ -359,8 +366,18 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
-        let added: Vec<PathBuf> = params.event.added.iter().filter_map(|f| uri_to_path(&f.uri)).collect();
-        let removed: Vec<PathBuf> = params.event.removed.iter().filter_map(|f| uri_to_path(&f.uri)).collect();
+        let added: Vec<PathBuf> = params
+            .event
+            .added
+            .iter()
+            .filter_map(|f| uri_to_path(&f.uri))
+            .collect();
+        let removed: Vec<PathBuf> = params
+            .event
+            .removed
+            .iter()
+            .filter_map(|f| uri_to_path(&f.uri))
+            .collect();
         let remaining = {
             let mut init = lock(&self.init);
             init.folders.retain(|f| !removed.contains(f));
@@ -370,7 +387,12 @@ impl LanguageServer for Backend {
         for folder in &removed {
             self.workspace.forget_folder(folder, &remaining).await;
         }
-        let known: Vec<PathBuf> = self.workspace.projects().iter().map(|p| p.root.clone()).collect();
+        let known: Vec<PathBuf> = self
+            .workspace
+            .projects()
+            .iter()
+            .map(|p| p.root.clone())
+            .collect();
         self.workspace.discover(&added);
         for project in self.workspace.projects() {
             if !known.contains(&project.root) {
@@ -399,7 +421,8 @@ impl LanguageServer for Backend {
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
-        let Some((path, snapshot)) = self.snapshot_for(&params.text_document.uri, false).await else {
+        let Some((path, snapshot)) = self.snapshot_for(&params.text_document.uri, false).await
+        else {
             return Ok(None);
         };
         let only = params.context.only.as_deref();
@@ -415,7 +438,8 @@ impl LanguageServer for Backend {
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
-        let Some((path, snapshot)) = self.snapshot_for(&params.text_document.uri, false).await else {
+        let Some((path, snapshot)) = self.snapshot_for(&params.text_document.uri, false).await
+        else {
             return Ok(None);
         };
         let symbols = self

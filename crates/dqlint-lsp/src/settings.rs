@@ -98,7 +98,10 @@ mod tests {
         for rule in dqlint_linter::RULES {
             let url = settings.rule_docs_url(rule.code, rule.name).unwrap();
             let page = url.rsplit('/').next().unwrap();
-            assert!(docs.join(page).is_file(), "{url} names no page in docs/rules");
+            assert!(
+                docs.join(page).is_file(),
+                "{url} names no page in docs/rules"
+            );
         }
         let off = Settings {
             rule_docs_url: Some(String::new()),

@@ -206,10 +206,17 @@ impl Workspace {
             let roots: Vec<PathBuf> = projects
                 .keys()
                 .filter(|root| root.starts_with(removed))
-                .filter(|root| !remaining.iter().any(|f| root.starts_with(f) || f.starts_with(root)))
+                .filter(|root| {
+                    !remaining
+                        .iter()
+                        .any(|f| root.starts_with(f) || f.starts_with(root))
+                })
                 .cloned()
                 .collect();
-            roots.iter().filter_map(|root| projects.remove(root)).collect()
+            roots
+                .iter()
+                .filter_map(|root| projects.remove(root))
+                .collect()
         };
         for project in gone {
             project.forgotten.store(true, Ordering::SeqCst);
@@ -340,7 +347,9 @@ impl Workspace {
     /// load when no slice can be made (an edit of `lhp.yaml`).
     pub async fn refresh(&self, project: &Arc<ProjectState>) {
         let _running = project.run.lock().await;
-        let Some(base) = project.snapshot() else { return };
+        let Some(base) = project.snapshot() else {
+            return;
+        };
         let (edits, versions) = self.edits_against(project, &base);
         if edits.is_empty() {
             return;
@@ -383,8 +392,11 @@ impl Workspace {
                 self.lint(project).await;
             }
             Ok(Err(panic)) => {
-                self.log_panic(format!("updating {}", project.root.display()), panic_message(panic.as_ref()))
-                    .await;
+                self.log_panic(
+                    format!("updating {}", project.root.display()),
+                    panic_message(panic.as_ref()),
+                )
+                .await;
             }
             Err(_) => {}
         }
@@ -637,7 +649,10 @@ impl Workspace {
     ) -> bool {
         let _running = project.quick.lock().await;
         if let Some(ticket) = ticket {
-            if lock(&project.latest_edit).get(path).is_some_and(|latest| *latest != ticket) {
+            if lock(&project.latest_edit)
+                .get(path)
+                .is_some_and(|latest| *latest != ticket)
+            {
                 return true;
             }
         }
@@ -682,8 +697,11 @@ impl Workspace {
             Ok(Ok(Ok(relinted))) => relinted,
             Ok(Ok(Err(_))) => return false,
             Ok(Err(panic)) => {
-                self.log_panic(format!("re-linting {}", path.display()), panic_message(panic.as_ref()))
-                    .await;
+                self.log_panic(
+                    format!("re-linting {}", path.display()),
+                    panic_message(panic.as_ref()),
+                )
+                .await;
                 return false;
             }
             Err(_) => return false,
@@ -762,7 +780,9 @@ impl Workspace {
             // re-lint too: their next re-lint revisits its files.
             let mut last = lock(&project.last_focus);
             for other in &edited_paths {
-                last.entry(other.clone()).or_default().extend(focus.iter().cloned());
+                last.entry(other.clone())
+                    .or_default()
+                    .extend(focus.iter().cloned());
             }
             last.insert(path.to_path_buf(), focus.clone());
         }

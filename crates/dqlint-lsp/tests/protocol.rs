@@ -607,7 +607,8 @@ async fn disk_changes_and_unsaved_closes_update_findings() {
         .await;
 
     // A rule with a name already used, written by another program.
-    let duplicated = format!("{EXPECTATIONS}amount < 1000000:\n  action: drop\n  name: valid_order_id\n");
+    let duplicated =
+        format!("{EXPECTATIONS}amount < 1000000:\n  action: drop\n  name: valid_order_id\n");
     std::fs::write(&rules, &duplicated).unwrap();
     client.watched(&rules, 2);
     let found = client
@@ -656,7 +657,13 @@ async fn requests_right_after_edits_see_the_new_text() {
     assert!(text.contains("`dev`: `acme_qa`"), "{text}");
 
     // `readMode: batch` -> `readMode: stream`: DQ105 is gone at once.
-    client.change(&project.path(FLOWGROUP_PATH), 2, (19, 14), (19, 19), "stream");
+    client.change(
+        &project.path(FLOWGROUP_PATH),
+        2,
+        (19, 14),
+        (19, 19),
+        "stream",
+    );
     let hover = client.request("textDocument/hover", at(19, 16)).await;
     let text = hover["contents"]["value"].as_str().unwrap_or_default();
     assert!(!text.contains("DQ105"), "{text}");
@@ -748,7 +755,13 @@ actions:
     let labels: Vec<&str> = items.iter().map(|i| i["label"].as_str().unwrap()).collect();
     assert_eq!(
         labels,
-        ["amount_eur", "channel", "loaded_at", "payment_id", "settled"]
+        [
+            "amount_eur",
+            "channel",
+            "loaded_at",
+            "payment_id",
+            "settled"
+        ]
     );
     let settled = items.iter().find(|i| i["label"] == "settled").unwrap();
     assert_eq!(
@@ -764,10 +777,7 @@ actions:
             json!({ "textDocument": { "uri": rules_uri }, "position": { "line": 1, "character": 4 } }),
         )
         .await;
-    assert!(
-        !keys.to_string().contains("amount_eur"),
-        "{keys:#}"
-    );
+    assert!(!keys.to_string().contains("amount_eur"), "{keys:#}");
 
     assert!(client.shutdown_and_exit().await);
 }
@@ -836,7 +846,10 @@ async fn several_folders_and_projects_at_once() {
         ("one/expectations/orders_quality.yaml", EXPECTATIONS),
         ("one/pipelines/bronze/orders.yaml", FLOWGROUP),
         ("nested/two/lhp.yaml", LHP_YAML),
-        ("nested/two/substitutions/dev.yaml", "dev:\n  landing: /Volumes/x\n"),
+        (
+            "nested/two/substitutions/dev.yaml",
+            "dev:\n  landing: /Volumes/x\n",
+        ),
         ("nested/two/expectations/orders_quality.yaml", EXPECTATIONS),
         ("nested/two/pipelines/bronze/orders.yaml", FLOWGROUP),
     ]);
@@ -853,7 +866,9 @@ async fn several_folders_and_projects_at_once() {
         client.open(path, 1);
     }
     for path in &files[..2] {
-        let shown = client.diagnostics(&common::uri(path), |p| p["version"] == 1).await;
+        let shown = client
+            .diagnostics(&common::uri(path), |p| p["version"] == 1)
+            .await;
         assert_eq!(codes(&shown), ["DQ105", "DQ603"], "{}", path.display());
     }
     // The nested project has no `catalog` token: its own substitutions.
@@ -880,7 +895,9 @@ async fn several_folders_and_projects_at_once() {
     );
     for path in &files[1..] {
         client
-            .diagnostics(&common::uri(path), |p| codes(p).contains(&"DQ105".to_string()))
+            .diagnostics(&common::uri(path), |p| {
+                codes(p).contains(&"DQ105".to_string())
+            })
             .await;
     }
     assert!(client.shutdown_and_exit().await);
@@ -919,22 +936,35 @@ async fn quarantine_hover_and_definitions() {
         .iter()
         .map(|l| {
             (
-                l["uri"].as_str().unwrap().rsplit('/').next().unwrap().to_string(),
+                l["uri"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_string(),
                 l["range"]["start"]["line"].as_u64().unwrap(),
             )
         })
         .collect();
     assert_eq!(
         lines,
-        [("create_dlq.sql".to_string(), 3), ("create_dlq.sql".to_string(), 18)]
+        [
+            ("create_dlq.sql".to_string(), 3),
+            ("create_dlq.sql".to_string(), 18)
+        ]
     );
 
     let rules_uri = project.uri("expectations/orders_quality.json");
     client.open(&project.path("expectations/orders_quality.json"), 1);
-    let rule = client.request("textDocument/hover", at(&rules_uri, 5, 50)).await;
+    let rule = client
+        .request("textDocument/hover", at(&rules_uri, 5, 50))
+        .await;
     let text = rule["contents"]["value"].as_str().unwrap();
     assert!(
-        text.contains("`amount > 0`") && text.contains("enforced as `drop`") && text.contains("`orders_quarantine`"),
+        text.contains("`amount > 0`")
+            && text.contains("enforced as `drop`")
+            && text.contains("`orders_quarantine`"),
         "{text}"
     );
 
@@ -944,7 +974,10 @@ async fn quarantine_hover_and_definitions() {
         .request("textDocument/definition", at(&customers, 2, 16))
         .await;
     assert!(
-        template[0]["uri"].as_str().unwrap().ends_with("templates/bronze_quarantined.yaml"),
+        template[0]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("templates/bronze_quarantined.yaml"),
         "{template:#}"
     );
     let template_uri = project.uri("templates/bronze_quarantined.yaml");
@@ -953,7 +986,10 @@ async fn quarantine_hover_and_definitions() {
         .request("textDocument/definition", at(&template_uri, 4, 6))
         .await;
     assert!(
-        preset[0]["uri"].as_str().unwrap().ends_with("presets/bronze_defaults.yaml"),
+        preset[0]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("presets/bronze_defaults.yaml"),
         "{preset:#}"
     );
 

@@ -135,9 +135,15 @@ fn check_edit(
     edits.parses.extend(parse.map(|yaml| (file.id, yaml)));
     let had_findings: std::collections::HashSet<_> =
         base_findings.iter().map(|d| d.primary.file).collect();
-    let quick = match relint(base, file.id, &edits, config, &selection, &|id| {
-        had_findings.contains(&id)
-    }, &BTreeSet::new()) {
+    let quick = match relint(
+        base,
+        file.id,
+        &edits,
+        config,
+        &selection,
+        &|id| had_findings.contains(&id),
+        &BTreeSet::new(),
+    ) {
         Ok(quick) => quick,
         Err(e) => {
             failures.push(format!("{}: {rel}: no slice: {e:?}", root.display()));

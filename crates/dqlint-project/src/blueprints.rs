@@ -43,36 +43,62 @@ impl Blueprint {
             .filter_map(|p| {
                 Some(Parameter {
                     name: p.get_str("name")?.to_string(),
-                    required: p.get("required").is_some_and(|r| matches!(&r.kind, ValueKind::Bool(true))),
-                    default: p.get("default").filter(|d| !d.is_null()).map(Value::python_str),
+                    required: p
+                        .get("required")
+                        .is_some_and(|r| matches!(&r.kind, ValueKind::Bool(true))),
+                    default: p
+                        .get("default")
+                        .filter(|d| !d.is_null())
+                        .map(Value::python_str),
                 })
             })
             .collect();
-        Some(Blueprint { name, file, parameters, specs })
+        Some(Blueprint {
+            name,
+            file,
+            parameters,
+            specs,
+        })
     }
 }
 
 /// The blueprints of the project by name, with the problems of their files:
 /// several documents in one file (LHP-CFG-048), a name used twice
 /// (LHP-VAL-046).
-pub fn collect(files: &[crate::SourceFile], ids: &[FileId], problems: &mut Vec<Problem>) -> HashMap<String, Blueprint> {
+pub fn collect(
+    files: &[crate::SourceFile],
+    ids: &[FileId],
+    problems: &mut Vec<Problem>,
+) -> HashMap<String, Blueprint> {
     let mut blueprints: HashMap<String, Blueprint> = HashMap::new();
     for id in ids {
         let file = &files[id.0 as usize];
-        let documents: Vec<&dqlint_yaml::Node> =
-            file.yaml.iter().flat_map(|y| y.documents.iter()).filter_map(|d| d.root.as_ref()).collect();
+        let documents: Vec<&dqlint_yaml::Node> = file
+            .yaml
+            .iter()
+            .flat_map(|y| y.documents.iter())
+            .filter_map(|d| d.root.as_ref())
+            .collect();
         if let Some(second) = documents.get(1) {
             problems.push(Problem {
                 kind: ProblemKind::Structure,
-                message: "a blueprint file holds one document; LHP rejects several (LHP-CFG-048)".into(),
+                message: "a blueprint file holds one document; LHP rejects several (LHP-CFG-048)"
+                    .into(),
                 origin: Origin::new(*id, second.span.start..second.span.start),
             });
         }
-        let Some(root) = file.first_document() else { continue };
-        let Some(blueprint) = Blueprint::from_value(*id, &root) else { continue };
+        let Some(root) = file.first_document() else {
+            continue;
+        };
+        let Some(blueprint) = Blueprint::from_value(*id, &root) else {
+            continue;
+        };
         match blueprints.get(&blueprint.name) {
             Some(first) => {
-                let origin = root.get("name").map(|n| n.origin.clone()).unwrap_or_else(|| root.origin.at_start());
+                let origin = root
+                    .get("name")
+                    .map(|n| n.origin.clone())
+                    .unwrap_or_else(|| root.origin.at_start());
                 problems.push(Problem {
                     kind: ProblemKind::BlueprintProblem,
                     message: format!(
@@ -94,13 +120,21 @@ pub fn collect(files: &[crate::SourceFile], ids: &[FileId], problems: &mut Vec<P
 /// Whether a document under `pipelines/` is a blueprint definition put in
 /// the wrong place (LHP-CFG-040): `parameters` and `flowgroups`, no `actions`.
 pub fn looks_like_blueprint(doc: &Value) -> bool {
-    doc.get("parameters").is_some() && doc.get("flowgroups").is_some() && doc.get("actions").is_none()
+    doc.get("parameters").is_some()
+        && doc.get("flowgroups").is_some()
+        && doc.get("actions").is_none()
 }
 
 /// The flowgroup documents an instance stamps out of its blueprint, or none
 /// (with the problems saying why).
-pub fn expand(instance: &Value, blueprints: &HashMap<String, Blueprint>, problems: &mut Vec<Problem>) -> Vec<Value> {
-    let Some(use_value) = instance.get("use_blueprint") else { return Vec::new() };
+pub fn expand(
+    instance: &Value,
+    blueprints: &HashMap<String, Blueprint>,
+    problems: &mut Vec<Problem>,
+) -> Vec<Value> {
+    let Some(use_value) = instance.get("use_blueprint") else {
+        return Vec::new();
+    };
     let Some(name) = use_value.as_str().filter(|n| !n.trim().is_empty()) else {
         problems.push(Problem {
             kind: ProblemKind::Structure,
@@ -124,7 +158,10 @@ pub fn expand(instance: &Value, blueprints: &HashMap<String, Blueprint>, problem
         return Vec::new();
     };
 
-    let given = instance.get("parameters").and_then(Value::as_map).unwrap_or_default();
+    let given = instance
+        .get("parameters")
+        .and_then(Value::as_map)
+        .unwrap_or_default();
     let mut values: HashMap<String, String> = HashMap::new();
     for entry in given {
         if blueprint.parameters.iter().any(|p| p.name == entry.key) {
@@ -132,7 +169,10 @@ pub fn expand(instance: &Value, blueprints: &HashMap<String, Blueprint>, problem
         } else {
             problems.push(Problem {
                 kind: ProblemKind::BlueprintProblem,
-                message: format!("blueprint `{name}` has no parameter `{}` (LHP-VAL-043)", entry.key),
+                message: format!(
+                    "blueprint `{name}` has no parameter `{}` (LHP-VAL-043)",
+                    entry.key
+                ),
                 origin: entry.key_origin.clone(),
             });
         }
@@ -150,7 +190,10 @@ pub fn expand(instance: &Value, blueprints: &HashMap<String, Blueprint>, problem
                 complete = false;
                 problems.push(Problem {
                     kind: ProblemKind::BlueprintProblem,
-                    message: format!("blueprint `{name}` needs parameter `{}` (LHP-VAL-042)", parameter.name),
+                    message: format!(
+                        "blueprint `{name}` needs parameter `{}` (LHP-VAL-042)",
+                        parameter.name
+                    ),
                     origin: use_value.origin.clone(),
                 });
             }
@@ -163,7 +206,10 @@ pub fn expand(instance: &Value, blueprints: &HashMap<String, Blueprint>, problem
         return Vec::new();
     }
 
-    let via = Arc::new(Via::Blueprint { name: name.to_string(), use_site: use_value.origin.clone() });
+    let via = Arc::new(Via::Blueprint {
+        name: name.to_string(),
+        use_site: use_value.origin.clone(),
+    });
     blueprint
         .specs
         .iter()

@@ -87,7 +87,11 @@ impl Rule {
     /// The name under which LHP collects this rule (duplicates collapse).
     pub fn effective_name(&self, quarantine: bool) -> Option<String> {
         let expr = self.expression.as_ref()?;
-        let named = if quarantine { self.name.as_ref() } else { self.dqe_name.as_ref().or(self.name.as_ref()) };
+        let named = if quarantine {
+            self.name.as_ref()
+        } else {
+            self.dqe_name.as_ref().or(self.name.as_ref())
+        };
         Some(match named {
             Some(n) => n.text.clone(),
             None if quarantine => format!("rule_{}", self.index + 1),
@@ -117,7 +121,10 @@ pub fn interpret(file: FileId, documents: &[Option<&Node>], whole: Range<usize>)
         );
     }
     let Some(root) = present.first() else {
-        return invalid("the expectations file is empty: it defines no rule", whole.start..whole.start);
+        return invalid(
+            "the expectations file is empty: it defines no rule",
+            whole.start..whole.start,
+        );
     };
     let body = match root.pair("expectations") {
         Some(pair) if root.as_mapping().is_some() => &pair.value,
@@ -152,7 +159,11 @@ fn located(node: &Node, is_key: bool) -> Option<Located> {
     if scalar.kind == ScalarKind::Null {
         return None;
     }
-    Some(Located { text: scalar.value.clone(), span: node.span.clone(), is_key })
+    Some(Located {
+        text: scalar.value.clone(),
+        span: node.span.clone(),
+        is_key,
+    })
 }
 
 fn keyed_rule(index: usize, key: &Node, value: &Node) -> Rule {
@@ -182,7 +193,13 @@ fn keyed_rule(index: usize, key: &Node, value: &Node) -> Rule {
             }
         }
         // `{}` or `key:` alone: LHP's `.get` on None crashes too.
-        _ => rule.value_not_mapping = Some(if value.span.is_empty() { key.span.clone() } else { value.span.clone() }),
+        _ => {
+            rule.value_not_mapping = Some(if value.span.is_empty() {
+                key.span.clone()
+            } else {
+                value.span.clone()
+            })
+        }
     }
     rule
 }

@@ -58,7 +58,12 @@ impl SourceFile {
     /// The first non-empty YAML document as a [`crate::Value`] (lhp.yaml,
     /// templates, presets and substitutions hold one document).
     pub fn first_document(&self) -> Option<crate::Value> {
-        let node = self.yaml.as_ref()?.documents.iter().find_map(|d| d.root.as_ref())?;
+        let node = self
+            .yaml
+            .as_ref()?
+            .documents
+            .iter()
+            .find_map(|d| d.root.as_ref())?;
         Some(crate::Value::from_node(node, self.id))
     }
 }
@@ -111,7 +116,9 @@ pub(crate) fn decode_text(bytes: Vec<u8>) -> Result<Arc<str>, String> {
             let at = e.utf8_error().valid_up_to();
             let before = &e.as_bytes()[..at];
             let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-            Err(format!("the file is not valid UTF-8 (first bad byte at line {line}); save it as UTF-8"))
+            Err(format!(
+                "the file is not valid UTF-8 (first bad byte at line {line}); save it as UTF-8"
+            ))
         }
     }
 }
@@ -129,8 +136,18 @@ pub(crate) fn load_file(
         Err(e) => (Arc::from(""), Some(e)),
     };
     let lines = LineIndex::new(&text);
-    let yaml = (kind.is_yaml() && read_error.is_none()).then(|| Arc::new(dqlint_yaml::parse(&text)));
-    SourceFile { id, path, rel, kind, text, lines, yaml, read_error }
+    let yaml =
+        (kind.is_yaml() && read_error.is_none()).then(|| Arc::new(dqlint_yaml::parse(&text)));
+    SourceFile {
+        id,
+        path,
+        rel,
+        kind,
+        text,
+        lines,
+        yaml,
+        read_error,
+    }
 }
 
 pub fn relative_path(root: &Path, path: &Path) -> String {

@@ -53,7 +53,11 @@ impl Flowgroup {
     /// data_quality actions read in `envs`; a path with a token an
     /// environment lacks reads nothing there.
     pub fn expectations_files(&self, envs: &[crate::Env]) -> std::collections::BTreeSet<String> {
-        self.actions.iter().filter(|a| a.is_data_quality()).flat_map(|a| a.expectations_files(envs)).collect()
+        self.actions
+            .iter()
+            .filter(|a| a.is_data_quality())
+            .flat_map(|a| a.expectations_files(envs))
+            .collect()
     }
 
     /// Whether one of its actions is a data_quality action in quarantine mode.
@@ -71,13 +75,21 @@ impl Action {
     /// The files (project-relative, normalised) its `expectations_file`
     /// names in each of `envs`; a path with a token an environment lacks
     /// names nothing there.
-    pub fn expectations_files<'a>(&'a self, envs: &'a [crate::Env]) -> impl Iterator<Item = String> + 'a {
-        self.get_str("expectations_file").into_iter().flat_map(move |path| {
-            envs.iter().filter_map(move |env| {
-                let resolved = env.resolve(path);
-                resolved.unresolved.is_empty().then(|| crate::normalize_rel(&resolved.text))
+    pub fn expectations_files<'a>(
+        &'a self,
+        envs: &'a [crate::Env],
+    ) -> impl Iterator<Item = String> + 'a {
+        self.get_str("expectations_file")
+            .into_iter()
+            .flat_map(move |path| {
+                envs.iter().filter_map(move |env| {
+                    let resolved = env.resolve(path);
+                    resolved
+                        .unresolved
+                        .is_empty()
+                        .then(|| crate::normalize_rel(&resolved.text))
+                })
             })
-        })
     }
 
     pub fn get(&self, key: &str) -> Option<&Value> {
@@ -112,13 +124,21 @@ impl Action {
     /// Where to point for a finding about the action as a whole: its
     /// `name` value, else the action mapping.
     pub fn anchor(&self) -> Origin {
-        self.get("name").map(|v| v.origin.clone()).unwrap_or_else(|| self.value.origin.at_start())
+        self.get("name")
+            .map(|v| v.origin.clone())
+            .unwrap_or_else(|| self.value.origin.at_start())
     }
 }
 
 /// Top-level keys of a flowgroup document that the flowgroups array passes
 /// down to its elements.
-const INHERITED_KEYS: [&str; 5] = ["pipeline", "use_template", "presets", "operational_metadata", "job_name"];
+const INHERITED_KEYS: [&str; 5] = [
+    "pipeline",
+    "use_template",
+    "presets",
+    "operational_metadata",
+    "job_name",
+];
 
 /// Splits one YAML document into flowgroup mappings (single, or the
 /// `flowgroups:` array with inherited keys).
@@ -126,28 +146,41 @@ pub fn split_document(doc: Value, problems: &mut Vec<Problem>) -> Vec<Value> {
     let Some(entries) = doc.as_map() else {
         problems.push(Problem {
             kind: ProblemKind::Structure,
-            message: format!("a flowgroup document must be a mapping, not {}", doc.type_name()),
+            message: format!(
+                "a flowgroup document must be a mapping, not {}",
+                doc.type_name()
+            ),
             origin: doc.origin.clone(),
         });
         return Vec::new();
     };
-    let Some(array) = doc.get("flowgroups") else { return vec![doc] };
+    let Some(array) = doc.get("flowgroups") else {
+        return vec![doc];
+    };
     let Some(items) = array.as_seq() else {
         problems.push(Problem {
             kind: ProblemKind::Structure,
-            message: format!("`flowgroups` must be a list of flowgroups, not {}", array.type_name()),
+            message: format!(
+                "`flowgroups` must be a list of flowgroups, not {}",
+                array.type_name()
+            ),
             origin: array.origin.clone(),
         });
         return Vec::new();
     };
-    let inherited: Vec<&Entry> =
-        entries.iter().filter(|e| INHERITED_KEYS.contains(&e.key.as_str())).collect();
+    let inherited: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| INHERITED_KEYS.contains(&e.key.as_str()))
+        .collect();
     let mut out = Vec::new();
     for item in items {
         if item.as_map().is_none() {
             problems.push(Problem {
                 kind: ProblemKind::Structure,
-                message: format!("each entry of `flowgroups` must be a mapping, not {}", item.type_name()),
+                message: format!(
+                    "each entry of `flowgroups` must be a mapping, not {}",
+                    item.type_name()
+                ),
                 origin: item.origin.clone(),
             });
             continue;
@@ -235,7 +268,10 @@ pub fn resolve(file: FileId, mut doc: Value, lib: &Library) -> Flowgroup {
             }
             None if !list.is_null() => problems.push(Problem {
                 kind: ProblemKind::Structure,
-                message: format!("`presets` must be a list of preset names, not {}", list.type_name()),
+                message: format!(
+                    "`presets` must be a list of preset names, not {}",
+                    list.type_name()
+                ),
                 origin: list.origin.clone(),
             }),
             None => {}
@@ -259,7 +295,11 @@ pub fn resolve(file: FileId, mut doc: Value, lib: &Library) -> Flowgroup {
         let chain = match preset_chain(preset_name, lib.presets) {
             Ok(chain) => chain,
             Err(message) => {
-                problems.push(Problem { kind: ProblemKind::PresetProblem, message, origin: use_site.clone() });
+                problems.push(Problem {
+                    kind: ProblemKind::PresetProblem,
+                    message,
+                    origin: use_site.clone(),
+                });
                 continue;
             }
         };
@@ -282,7 +322,10 @@ pub fn resolve(file: FileId, mut doc: Value, lib: &Library) -> Flowgroup {
         doc,
         pipeline,
         name,
-        actions: valid_actions.into_iter().map(|value| Action { value }).collect(),
+        actions: valid_actions
+            .into_iter()
+            .map(|value| Action { value })
+            .collect(),
         problems,
         presets: preset_uses,
         template: template_use,
@@ -290,19 +333,26 @@ pub fn resolve(file: FileId, mut doc: Value, lib: &Library) -> Flowgroup {
 }
 
 /// The presets to apply for `name`, `extends` parents first.
-fn preset_chain<'a>(name: &str, presets: &'a HashMap<String, Preset>) -> Result<Vec<&'a Preset>, String> {
+fn preset_chain<'a>(
+    name: &str,
+    presets: &'a HashMap<String, Preset>,
+) -> Result<Vec<&'a Preset>, String> {
     let mut chain = Vec::new();
     let mut current = Some(name.to_string());
     while let Some(n) = current {
         let Some(preset) = presets.get(&n) else {
             return Err(if n == name {
-                format!("preset `{n}` not found: no file in `presets/` has `name: {n}` (LHP-ACT-001)")
+                format!(
+                    "preset `{n}` not found: no file in `presets/` has `name: {n}` (LHP-ACT-001)"
+                )
             } else {
                 format!("preset `{name}` extends `{n}`, which does not exist")
             });
         };
         if chain.iter().any(|p: &&Preset| p.name == preset.name) {
-            return Err(format!("preset `{name}` has a cycle in `extends` through `{n}` (LHP-DEP-022)"));
+            return Err(format!(
+                "preset `{name}` has a cycle in `extends` through `{n}` (LHP-DEP-022)"
+            ));
         }
         chain.push(preset);
         current = preset.extends.clone();
@@ -314,7 +364,9 @@ fn preset_chain<'a>(name: &str, presets: &'a HashMap<String, Preset>) -> Result<
 /// Replaces `%{var}` from the flowgroup's `variables:` block (variables may
 /// use other variables). Without a `variables:` block LHP leaves `%{x}` alone.
 fn apply_variables(doc: &mut Value, problems: &mut Vec<Problem>) {
-    let Some(vars) = doc.get("variables").and_then(Value::as_map) else { return };
+    let Some(vars) = doc.get("variables").and_then(Value::as_map) else {
+        return;
+    };
     let mut values: HashMap<String, String> = vars
         .iter()
         .filter_map(|e| e.value.as_str().map(|s| (e.key.clone(), s.to_string())))
@@ -342,7 +394,9 @@ fn apply_variables(doc: &mut Value, problems: &mut Vec<Problem>) {
     for (name, origin) in undefined {
         problems.push(Problem {
             kind: ProblemKind::UndefinedVariable,
-            message: format!("`%{{{name}}}` is not defined in this flowgroup's `variables:` (LHP-CFG-011)"),
+            message: format!(
+                "`%{{{name}}}` is not defined in this flowgroup's `variables:` (LHP-CFG-011)"
+            ),
             origin,
         });
     }
@@ -350,7 +404,11 @@ fn apply_variables(doc: &mut Value, problems: &mut Vec<Problem>) {
 
 /// Replaces `%{name}` in every string of `value` from `vars`; collects the
 /// names left over, with where they stand.
-pub(crate) fn substitute_in(value: &mut Value, vars: &HashMap<String, String>, undefined: &mut Vec<(String, Origin)>) {
+pub(crate) fn substitute_in(
+    value: &mut Value,
+    vars: &HashMap<String, String>,
+    undefined: &mut Vec<(String, Origin)>,
+) {
     match &mut value.kind {
         ValueKind::Str(s) if s.contains("%{") => {
             let (next, missing) = substitute_variables(s, vars);
@@ -359,8 +417,12 @@ pub(crate) fn substitute_in(value: &mut Value, vars: &HashMap<String, String>, u
                 undefined.push((name, value.origin.clone()));
             }
         }
-        ValueKind::Map(entries) => entries.iter_mut().for_each(|e| substitute_in(&mut e.value, vars, undefined)),
-        ValueKind::Seq(items) => items.iter_mut().for_each(|v| substitute_in(v, vars, undefined)),
+        ValueKind::Map(entries) => entries
+            .iter_mut()
+            .for_each(|e| substitute_in(&mut e.value, vars, undefined)),
+        ValueKind::Seq(items) => items
+            .iter_mut()
+            .for_each(|v| substitute_in(v, vars, undefined)),
         _ => {}
     }
 }
@@ -371,7 +433,9 @@ pub fn scan_variables(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
     let mut rest = 0;
     while let Some(at) = text[rest..].find("%{") {
         let start = rest + at;
-        let Some(close) = text[start + 2..].find('}') else { break };
+        let Some(close) = text[start + 2..].find('}') else {
+            break;
+        };
         let name = &text[start + 2..start + 2 + close];
         if !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
             found.push((name.to_string(), start..start + 3 + close));
@@ -406,8 +470,14 @@ mod tests {
 
     #[test]
     fn variables_scan() {
-        assert_eq!(scan_variables("a_%{x}_%{y_1}"), vec![("x".into(), 2..6), ("y_1".into(), 7..13)]);
+        assert_eq!(
+            scan_variables("a_%{x}_%{y_1}"),
+            vec![("x".into(), 2..6), ("y_1".into(), 7..13)]
+        );
         let vars = HashMap::from([("x".to_string(), "1".to_string())]);
-        assert_eq!(substitute_variables("%{x}-%{z}", &vars), ("1-%{z}".to_string(), vec!["z".to_string()]));
+        assert_eq!(
+            substitute_variables("%{x}-%{z}", &vars),
+            ("1-%{z}".to_string(), vec!["z".to_string()])
+        );
     }
 }

@@ -41,7 +41,10 @@ pub struct Edits {
 
 impl From<HashMap<FileId, Arc<str>>> for Edits {
     fn from(texts: HashMap<FileId, Arc<str>>) -> Edits {
-        Edits { texts, ..Edits::default() }
+        Edits {
+            texts,
+            ..Edits::default()
+        }
     }
 }
 
@@ -98,12 +101,19 @@ impl Project {
     ) -> Result<Project, NoSlice> {
         let edits = &all_edits.texts;
         for id in edits.keys() {
-            let file = self.files.get(id.0 as usize).ok_or_else(|| NoSlice::UnknownFile(format!("file #{}", id.0)))?;
+            let file = self
+                .files
+                .get(id.0 as usize)
+                .ok_or_else(|| NoSlice::UnknownFile(format!("file #{}", id.0)))?;
             if file.kind == FileKind::ProjectConfig {
                 return Err(NoSlice::LibraryChanged(file.rel.clone()));
             }
         }
-        let edited_kind = |kind: FileKind| edits.keys().any(|id| self.files[id.0 as usize].kind == kind);
+        let edited_kind = |kind: FileKind| {
+            edits
+                .keys()
+                .any(|id| self.files[id.0 as usize].kind == kind)
+        };
 
         let empty: Arc<str> = Arc::from("");
         // Flowgroup files holding no flowgroup (broken, empty) are copied
@@ -115,12 +125,18 @@ impl Project {
             .iter()
             .map(|f| match all_edits.apply(f, &self.root) {
                 Some(edited) => edited,
-                None if f.kind == FileKind::Flowgroup && holding.contains(&f.id) => stand_in(f, &empty),
+                None if f.kind == FileKind::Flowgroup && holding.contains(&f.id) => {
+                    stand_in(f, &empty)
+                }
                 None => copy(f),
             })
             .collect();
         let ids_of = |files: &[SourceFile], kind: FileKind| -> Vec<FileId> {
-            files.iter().filter(|f| f.kind == kind).map(|f| f.id).collect()
+            files
+                .iter()
+                .filter(|f| f.kind == kind)
+                .map(|f| f.id)
+                .collect()
         };
 
         // The library, re-read where edited.
@@ -135,9 +151,16 @@ impl Project {
             self.presets.clone()
         };
         let mut library_problems = Vec::new();
-        let blueprints = blueprints::collect(&files, &ids_of(&files, FileKind::Blueprint), &mut library_problems);
+        let blueprints = blueprints::collect(
+            &files,
+            &ids_of(&files, FileKind::Blueprint),
+            &mut library_problems,
+        );
         let problems = if edited_kind(FileKind::Blueprint) || edited_kind(FileKind::Preset) {
-            library_problems.extend(crate::preset_file_problems(&files, &ids_of(&files, FileKind::Preset)));
+            library_problems.extend(crate::preset_file_problems(
+                &files,
+                &ids_of(&files, FileKind::Preset),
+            ));
             library_problems
         } else {
             self.problems.clone()
@@ -146,22 +169,32 @@ impl Project {
             .envs
             .iter()
             .map(|env| match env.file {
-                Some(id) if edits.contains_key(&id) => {
-                    Env::from_file(&env.name, id, files[id.0 as usize].first_document().as_ref())
-                }
+                Some(id) if edits.contains_key(&id) => Env::from_file(
+                    &env.name,
+                    id,
+                    files[id.0 as usize].first_document().as_ref(),
+                ),
                 _ => env.clone(),
             })
             .collect();
         let pipeline_config = match self.pipeline_config.file {
-            Some(id) if edits.contains_key(&id) => crate::load_pipeline_config(&files[id.0 as usize]),
+            Some(id) if edits.contains_key(&id) => {
+                crate::load_pipeline_config(&files[id.0 as usize])
+            }
             _ => self.pipeline_config.clone(),
         };
-        let library = flowgroup::Library { templates: &templates, presets: &presets };
+        let library = flowgroup::Library {
+            templates: &templates,
+            presets: &presets,
+        };
 
         // Flowgroup files whose flowgroups change: the edited ones and those
         // built from an edited template, preset or blueprint (read again:
         // the load released their trees).
-        let rebuilt = self.rebuilt_by_library(edits.keys().copied().collect::<Vec<_>>().as_slice(), &presets);
+        let rebuilt = self.rebuilt_by_library(
+            edits.keys().copied().collect::<Vec<_>>().as_slice(),
+            &presets,
+        );
         for id in &rebuilt {
             if !edits.contains_key(id) {
                 let file = &self.files[id.0 as usize];
@@ -193,16 +226,27 @@ impl Project {
             fgs.flat_map(|fg| fg.expectations_files(&envs)).collect()
         };
         let same_reads = !edited_kind(FileKind::Substitutions)
-            && reads(&mut self.flowgroups.iter().filter(|fg| changed.contains(&fg.file))) == reads(&mut fresh_all.iter());
+            && reads(
+                &mut self
+                    .flowgroups
+                    .iter()
+                    .filter(|fg| changed.contains(&fg.file)),
+            ) == reads(&mut fresh_all.iter());
         let wanted = (!same_reads).then(|| {
             crate::wanted_expectations(
                 &self.root,
-                self.flowgroups.iter().filter(|fg| !changed.contains(&fg.file)).chain(&fresh_all),
+                self.flowgroups
+                    .iter()
+                    .filter(|fg| !changed.contains(&fg.file))
+                    .chain(&fresh_all),
                 &envs,
             )
         });
-        let fresh_kept: HashSet<FileId> =
-            fresh_all.iter().filter(|fg| keep(fg, &fresh_all)).map(|fg| fg.file).collect();
+        let fresh_kept: HashSet<FileId> = fresh_all
+            .iter()
+            .filter(|fg| keep(fg, &fresh_all))
+            .map(|fg| fg.file)
+            .collect();
         let kept: HashSet<FileId> = self
             .flowgroups
             .iter()
@@ -210,7 +254,10 @@ impl Project {
             .map(|fg| fg.file)
             .chain(fresh_kept.iter().copied())
             .collect();
-        let mut fresh = fresh_all.into_iter().filter(|fg| fresh_kept.contains(&fg.file)).peekable();
+        let mut fresh = fresh_all
+            .into_iter()
+            .filter(|fg| fresh_kept.contains(&fg.file))
+            .peekable();
         let mut flowgroups: Vec<Flowgroup> = Vec::new();
         for fg in &self.flowgroups {
             while let Some(new) = fresh.next_if(|new| new.file <= fg.file) {
@@ -227,7 +274,10 @@ impl Project {
             }
         }
         // Rebuilt files the caller did not keep are linted as stand-ins too.
-        for id in changed.iter().filter(|id| !kept.contains(id) && !edits.contains_key(id)) {
+        for id in changed
+            .iter()
+            .filter(|id| !kept.contains(id) && !edits.contains_key(id))
+        {
             files[id.0 as usize] = stand_in(&self.files[id.0 as usize], &empty);
         }
 
@@ -235,20 +285,33 @@ impl Project {
         // ones nothing reads any more left out (a fresh load would not see
         // them).
         let mut overlay: Overlay = all_edits.outside.clone();
-        overlay.extend(edits.iter().map(|(id, text)| (self.files[id.0 as usize].path.clone(), text.clone())));
+        overlay.extend(
+            edits
+                .iter()
+                .map(|(id, text)| (self.files[id.0 as usize].path.clone(), text.clone())),
+        );
         let wanted = wanted.unwrap_or_else(|| {
-            self.expectations.keys().map(|rel| (rel.clone(), crate::resolve_project_path(&self.root, rel))).collect()
+            self.expectations
+                .keys()
+                .map(|rel| (rel.clone(), crate::resolve_project_path(&self.root, rel)))
+                .collect()
         });
         let mut expectations = BTreeMap::new();
         for (rel, full) in wanted {
             let set = match self.expectations.get(&rel) {
-                Some(set) if edits.contains_key(&set.file) => crate::interpret_expectations(&files[set.file.0 as usize]),
+                Some(set) if edits.contains_key(&set.file) => {
+                    crate::interpret_expectations(&files[set.file.0 as usize])
+                }
                 Some(set) => set.clone(),
                 None => {
                     // A file left out by an earlier slice is read again in
                     // its place: one id per path.
-                    let id = files.iter().find(|f| f.path == full).map_or(FileId(files.len() as u32), |f| f.id);
-                    let file = files::load_file(id, &self.root, full, FileKind::Expectations, &overlay);
+                    let id = files
+                        .iter()
+                        .find(|f| f.path == full)
+                        .map_or(FileId(files.len() as u32), |f| f.id);
+                    let file =
+                        files::load_file(id, &self.root, full, FileKind::Expectations, &overlay);
                     let set = crate::interpret_expectations(&file);
                     match files.get_mut(id.0 as usize) {
                         Some(slot) => *slot = file,
@@ -260,7 +323,11 @@ impl Project {
             expectations.insert(rel, set);
         }
         for (rel, set) in &self.expectations {
-            if !expectations.contains_key(rel) && !expectations.values().any(|s: &ExpectationSet| s.file == set.file) {
+            if !expectations.contains_key(rel)
+                && !expectations
+                    .values()
+                    .any(|s: &ExpectationSet| s.file == set.file)
+            {
                 let file = &self.files[set.file.0 as usize];
                 files[set.file.0 as usize] = SourceFile {
                     text: empty.clone(),
@@ -298,9 +365,12 @@ impl Project {
             .filter(|f| f.kind == FileKind::Preset && edits.contains_key(&f.id))
             .map(|f| reparse(f, edits[&f.id].clone(), &self.root))
             .collect();
-        let presets = crate::read_presets(self.files.iter().filter(|f| f.kind == FileKind::Preset).map(|f| {
-            edited.iter().find(|e| e.id == f.id).unwrap_or(f)
-        }));
+        let presets = crate::read_presets(
+            self.files
+                .iter()
+                .filter(|f| f.kind == FileKind::Preset)
+                .map(|f| edited.iter().find(|e| e.id == f.id).unwrap_or(f)),
+        );
         self.rebuilt_by_library(&edits.keys().copied().collect::<Vec<_>>(), &presets)
     }
 
@@ -308,15 +378,27 @@ impl Project {
     /// of an edited template, of a preset (or a preset extending it) named
     /// in an edited preset file before or after the edit, and every
     /// blueprint instance for an edited blueprint.
-    fn rebuilt_by_library(&self, edited: &[FileId], presets: &HashMap<String, Preset>) -> HashSet<FileId> {
+    fn rebuilt_by_library(
+        &self,
+        edited: &[FileId],
+        presets: &HashMap<String, Preset>,
+    ) -> HashSet<FileId> {
         let mut out = HashSet::new();
         let kind = |id: &FileId| self.files.get(id.0 as usize).map(|f| f.kind);
         let templates: HashSet<String> = edited
             .iter()
             .filter(|id| kind(id) == Some(FileKind::Template))
-            .filter_map(|id| Path::new(&self.files[id.0 as usize].rel).file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .filter_map(|id| {
+                Path::new(&self.files[id.0 as usize].rel)
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+            })
             .collect();
-        let edited_presets: HashSet<FileId> = edited.iter().filter(|id| kind(id) == Some(FileKind::Preset)).copied().collect();
+        let edited_presets: HashSet<FileId> = edited
+            .iter()
+            .filter(|id| kind(id) == Some(FileKind::Preset))
+            .copied()
+            .collect();
         let mut preset_names: HashSet<String> = self
             .presets
             .values()
@@ -330,7 +412,10 @@ impl Project {
                 .presets
                 .values()
                 .chain(presets.values())
-                .filter(|p| !preset_names.contains(&p.name) && p.extends.as_ref().is_some_and(|e| preset_names.contains(e)))
+                .filter(|p| {
+                    !preset_names.contains(&p.name)
+                        && p.extends.as_ref().is_some_and(|e| preset_names.contains(e))
+                })
                 .map(|p| p.name.clone())
                 .collect();
             if extending.is_empty() {
@@ -339,13 +424,22 @@ impl Project {
             preset_names.extend(extending);
         }
         for fg in &self.flowgroups {
-            let uses_template = fg.template.as_ref().is_some_and(|(name, _)| templates.contains(name));
-            let uses_preset = fg.presets.iter().any(|(name, _)| preset_names.contains(name));
+            let uses_template = fg
+                .template
+                .as_ref()
+                .is_some_and(|(name, _)| templates.contains(name));
+            let uses_preset = fg
+                .presets
+                .iter()
+                .any(|(name, _)| preset_names.contains(name));
             if uses_template || uses_preset {
                 out.insert(fg.file);
             }
         }
-        if edited.iter().any(|id| kind(id) == Some(FileKind::Blueprint)) {
+        if edited
+            .iter()
+            .any(|id| kind(id) == Some(FileKind::Blueprint))
+        {
             out.extend(
                 self.files
                     .iter()
@@ -391,7 +485,9 @@ fn stand_in(file: &SourceFile, empty: &Arc<str>) -> SourceFile {
         text: empty.clone(),
         lines: Default::default(),
         yaml: None,
-        read_error: broken.then(|| "left out of this re-lint; it did not parse in the last full load".to_string()),
+        read_error: broken.then(|| {
+            "left out of this re-lint; it did not parse in the last full load".to_string()
+        }),
     }
 }
 
@@ -435,12 +531,13 @@ pub(crate) fn flowgroups_of(
             }
         })
         .collect();
-    let readable = file.read_error.is_none() && file.yaml.as_ref().is_some_and(|y| y.errors.is_empty());
-    let blueprint_instance = file
-        .yaml
-        .iter()
-        .flat_map(|y| y.documents.iter())
-        .any(|d| d.root.as_ref().is_some_and(|n| n.get("use_blueprint").is_some()));
+    let readable =
+        file.read_error.is_none() && file.yaml.as_ref().is_some_and(|y| y.errors.is_empty());
+    let blueprint_instance = file.yaml.iter().flat_map(|y| y.documents.iter()).any(|d| {
+        d.root
+            .as_ref()
+            .is_some_and(|n| n.get("use_blueprint").is_some())
+    });
     if docs.is_empty() && doc_problems.is_empty() && readable && !blueprint_instance {
         doc_problems.push(Problem {
             kind: ProblemKind::Structure,
@@ -448,13 +545,19 @@ pub(crate) fn flowgroups_of(
             origin: Origin::new(id, 0..0),
         });
     }
-    let mut out: Vec<Flowgroup> = docs.into_iter().map(|d| flowgroup::resolve(id, d, library)).collect();
+    let mut out: Vec<Flowgroup> = docs
+        .into_iter()
+        .map(|d| flowgroup::resolve(id, d, library))
+        .collect();
     if let Some(first) = out.first_mut() {
         first.problems.extend(doc_problems);
     } else if !doc_problems.is_empty() {
         out.push(Flowgroup {
             file: id,
-            doc: Value { kind: ValueKind::Null, origin: Origin::new(id, 0..0) },
+            doc: Value {
+                kind: ValueKind::Null,
+                origin: Origin::new(id, 0..0),
+            },
             pipeline: None,
             name: None,
             actions: Vec::new(),

@@ -16,12 +16,12 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+pub use blueprints::Blueprint;
 pub use expectations::{ExpectationSet, Rule, RuleAction, Shape};
 pub use files::{FileKind, Overlay, SourceFile};
 pub use flowgroup::{Action, Flowgroup, Problem, ProblemKind};
-pub use substitution::{Env, Resolved, TokenRef, TokenSyntax};
-pub use blueprints::Blueprint;
 pub use incremental::{Edits, NoSlice};
+pub use substitution::{Env, Resolved, TokenRef, TokenSyntax};
 pub use templates::{Preset, Template};
 pub use value::{Entry, FileId, Origin, Value, ValueKind, Via};
 
@@ -78,7 +78,11 @@ pub struct PipelineConfig {
 impl PipelineConfig {
     /// The `continuous: true` setting that applies to `pipeline`, if any.
     pub fn continuous_for(&self, pipeline: &str) -> Option<&Origin> {
-        match self.continuous.get(pipeline).or(self.default_continuous.as_ref()) {
+        match self
+            .continuous
+            .get(pipeline)
+            .or(self.default_continuous.as_ref())
+        {
             Some((true, origin)) => Some(origin),
             _ => None,
         }
@@ -88,7 +92,11 @@ impl PipelineConfig {
 /// The nearest ancestor folder (or `start` itself) holding `lhp.yaml`.
 pub fn find_root(start: &Path) -> Option<PathBuf> {
     let start = std::fs::canonicalize(start).ok()?;
-    let mut dir = if start.is_file() { start.parent()?.to_path_buf() } else { start };
+    let mut dir = if start.is_file() {
+        start.parent()?.to_path_buf()
+    } else {
+        start
+    };
     loop {
         if dir.join("lhp.yaml").is_file() {
             return Some(dir);
@@ -104,7 +112,9 @@ impl Project {
 
     /// The project's `lhp.yaml`.
     pub fn project_config(&self) -> Option<&SourceFile> {
-        self.files.iter().find(|f| f.kind == FileKind::ProjectConfig)
+        self.files
+            .iter()
+            .find(|f| f.kind == FileKind::ProjectConfig)
     }
 
     pub fn file_by_path(&self, path: &Path) -> Option<&SourceFile> {
@@ -114,23 +124,35 @@ impl Project {
     /// Every problem met while building the model: the flowgroups' and the
     /// project-wide ones (blueprint and preset files).
     pub fn all_problems(&self) -> impl Iterator<Item = &Problem> {
-        self.flowgroups.iter().flat_map(|fg| fg.problems.iter()).chain(&self.problems)
+        self.flowgroups
+            .iter()
+            .flat_map(|fg| fg.problems.iter())
+            .chain(&self.problems)
     }
 
     /// The kinds of the files that do not read or parse.
     pub fn broken_kinds(&self) -> std::collections::HashSet<FileKind> {
-        self.files.iter().filter(|f| f.is_broken()).map(|f| f.kind).collect()
+        self.files
+            .iter()
+            .filter(|f| f.is_broken())
+            .map(|f| f.kind)
+            .collect()
     }
 
     /// Every action of every flowgroup, with its flowgroup.
     pub fn actions(&self) -> impl Iterator<Item = (&Flowgroup, &Action)> {
-        self.flowgroups.iter().flat_map(|fg| fg.actions.iter().map(move |a| (fg, a)))
+        self.flowgroups
+            .iter()
+            .flat_map(|fg| fg.actions.iter().map(move |a| (fg, a)))
     }
 
     /// The project-relative path under which the expectations file `file`
     /// is read.
     pub fn expectations_rel(&self, file: FileId) -> Option<&str> {
-        self.expectations.iter().find(|(_, set)| set.file == file).map(|(rel, _)| rel.as_str())
+        self.expectations
+            .iter()
+            .find(|(_, set)| set.file == file)
+            .map(|(rel, _)| rel.as_str())
     }
 
     pub fn expectations_for(&self, rel: &str) -> Option<&ExpectationSet> {
@@ -147,7 +169,12 @@ impl Project {
                 root.display()
             )));
         }
-        let mut loader = Loader { root: root.clone(), overlay: &options.overlay, files: Vec::new(), walk_errors: Vec::new() };
+        let mut loader = Loader {
+            root: root.clone(),
+            overlay: &options.overlay,
+            files: Vec::new(),
+            walk_errors: Vec::new(),
+        };
 
         timings::phase_done("load: start");
         let project_file = loader.add(root.join("lhp.yaml"), FileKind::ProjectConfig);
@@ -157,28 +184,38 @@ impl Project {
         let flowgroup_paths = loader.walk(&root.join("pipelines"), true);
         let flowgroup_paths: Vec<PathBuf> = flowgroup_paths
             .into_iter()
-            .filter(|p| include.as_ref().is_none_or(|set| {
-                let rel = files::relative_path(&root.join("pipelines"), p);
-                set.is_match(&rel)
-            }))
+            .filter(|p| {
+                include.as_ref().is_none_or(|set| {
+                    let rel = files::relative_path(&root.join("pipelines"), p);
+                    set.is_match(&rel)
+                })
+            })
             .collect();
-        let flowgroup_ids: Vec<FileId> =
-            flowgroup_paths.into_iter().map(|p| loader.add(p, FileKind::Flowgroup)).collect();
+        let flowgroup_ids: Vec<FileId> = flowgroup_paths
+            .into_iter()
+            .map(|p| loader.add(p, FileKind::Flowgroup))
+            .collect();
         let template_ids: Vec<FileId> = top_level_yaml(&root.join("templates"))
             .into_iter()
             .map(|p| loader.add(p, FileKind::Template))
             .collect();
-        let blueprint_ids: Vec<FileId> = blueprint_paths(&root, &blueprint_patterns(&loader.files[project_file.0 as usize]), &mut loader)
-            .into_iter()
-            .map(|p| loader.add(p, FileKind::Blueprint))
-            .collect();
+        let blueprint_ids: Vec<FileId> = blueprint_paths(
+            &root,
+            &blueprint_patterns(&loader.files[project_file.0 as usize]),
+            &mut loader,
+        )
+        .into_iter()
+        .map(|p| loader.add(p, FileKind::Blueprint))
+        .collect();
         let preset_ids: Vec<FileId> = top_level_yaml(&root.join("presets"))
             .into_iter()
             .map(|p| loader.add(p, FileKind::Preset))
             .collect();
         let substitution_paths = top_level_yaml(&root.join("substitutions"));
-        let substitution_ids: Vec<FileId> =
-            substitution_paths.into_iter().map(|p| loader.add(p, FileKind::Substitutions)).collect();
+        let substitution_ids: Vec<FileId> = substitution_paths
+            .into_iter()
+            .map(|p| loader.add(p, FileKind::Substitutions))
+            .collect();
         let pipeline_config_path = root.join("config").join("pipeline_config.yaml");
         let pipeline_config_id = pipeline_config_path
             .is_file()
@@ -198,7 +235,10 @@ impl Project {
 
         let (envs, missing_envs) = load_envs(&loader.files, &substitution_ids, &options.envs);
 
-        let library = flowgroup::Library { templates: &templates, presets: &presets };
+        let library = flowgroup::Library {
+            templates: &templates,
+            presets: &presets,
+        };
         // Flowgroup files were registered right after lhp.yaml, in one run.
         let flowgroup_files = match (flowgroup_ids.first(), flowgroup_ids.last()) {
             (Some(first), Some(last)) => first.0 as usize..last.0 as usize + 1,
@@ -238,7 +278,10 @@ impl Project {
         // SQL files: the DDL catalog (DQ4xx) reads them.
         let sql_paths = loader.walk_sql(&root);
         let sql_paths = sql_paths.into_iter().filter(|p| {
-            options.ddl.as_ref().is_none_or(|set| set.is_match(files::relative_path(&root, p)))
+            options
+                .ddl
+                .as_ref()
+                .is_none_or(|set| set.is_match(files::relative_path(&root, p)))
         });
         for path in sql_paths {
             loader.add(path, FileKind::Sql);
@@ -341,7 +384,10 @@ impl Loader<'_> {
     fn parse_pending_where(&mut self, wanted: impl Fn(&SourceFile) -> bool + Sync) {
         let root = self.root.clone();
         let overlay = self.overlay;
-        self.files.par_iter_mut().filter(|f| wanted(f)).for_each(|f| load_if_pending(f, &root, overlay));
+        self.files
+            .par_iter_mut()
+            .filter(|f| wanted(f))
+            .for_each(|f| load_if_pending(f, &root, overlay));
     }
 
     /// `*.yaml`/`*.yml` files under `dir`, sorted; follows symlinks but
@@ -351,19 +397,32 @@ impl Loader<'_> {
         if !dir.is_dir() {
             return out;
         }
-        for entry in walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name() {
+        for entry in walkdir::WalkDir::new(dir)
+            .follow_links(true)
+            .sort_by_file_name()
+        {
             match entry {
                 Ok(e) if e.file_type().is_file() => {
                     let path = e.path();
-                    let ext = path.extension().and_then(|x| x.to_str()).unwrap_or_default();
-                    let wanted = if yaml { ext == "yaml" || ext == "yml" } else { ext == "sql" };
+                    let ext = path
+                        .extension()
+                        .and_then(|x| x.to_str())
+                        .unwrap_or_default();
+                    let wanted = if yaml {
+                        ext == "yaml" || ext == "yml"
+                    } else {
+                        ext == "sql"
+                    };
                     if wanted {
                         out.push(path.to_path_buf());
                     }
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    let path = e.path().map(Path::to_path_buf).unwrap_or_else(|| dir.to_path_buf());
+                    let path = e
+                        .path()
+                        .map(Path::to_path_buf)
+                        .unwrap_or_else(|| dir.to_path_buf());
                     let reason = if e.loop_ancestor().is_some() {
                         "symbolic link loop: this folder links back to one of its parents; it was not walked".to_string()
                     } else {
@@ -377,11 +436,21 @@ impl Loader<'_> {
     }
 
     fn walk_sql(&mut self, root: &Path) -> Vec<PathBuf> {
-        let skip = [".git", "generated", ".dqlint_cache", "node_modules", "target", ".lhp"];
+        let skip = [
+            ".git",
+            "generated",
+            ".dqlint_cache",
+            "node_modules",
+            "target",
+            ".lhp",
+        ];
         let mut out = Vec::new();
-        let walker = walkdir::WalkDir::new(root).sort_by_file_name().into_iter().filter_entry(|e| {
-            e.depth() == 0 || !skip.contains(&e.file_name().to_string_lossy().as_ref())
-        });
+        let walker = walkdir::WalkDir::new(root)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| {
+                e.depth() == 0 || !skip.contains(&e.file_name().to_string_lossy().as_ref())
+            });
         for entry in walker.flatten() {
             if entry.file_type().is_file() && entry.path().extension().is_some_and(|x| x == "sql") {
                 out.push(entry.path().to_path_buf());
@@ -398,7 +467,13 @@ fn blueprint_patterns(project_file: &SourceFile) -> Vec<String> {
         .and_then(|doc| {
             doc.get("blueprint_include")
                 .and_then(Value::as_seq)
-                .map(|items| items.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
         })
         .unwrap_or_default()
 }
@@ -412,19 +487,31 @@ fn blueprint_paths(root: &Path, patterns: &[String], loader: &mut Loader) -> Vec
     let mut builder = globset::GlobSetBuilder::new();
     let mut bases: Vec<PathBuf> = Vec::new();
     for pattern in patterns {
-        let Ok(glob) = globset::Glob::new(pattern) else { continue };
+        let Ok(glob) = globset::Glob::new(pattern) else {
+            continue;
+        };
         builder.add(glob);
         // Walk only the literal folder the pattern starts with.
         let base: PathBuf = Path::new(pattern)
             .components()
-            .take_while(|c| !c.as_os_str().to_string_lossy().contains(['*', '?', '[', '{']))
+            .take_while(|c| {
+                !c.as_os_str()
+                    .to_string_lossy()
+                    .contains(['*', '?', '[', '{'])
+            })
             .collect();
-        let base = if base.extension().is_some() { base.parent().map(Path::to_path_buf).unwrap_or_default() } else { base };
+        let base = if base.extension().is_some() {
+            base.parent().map(Path::to_path_buf).unwrap_or_default()
+        } else {
+            base
+        };
         if !bases.iter().any(|b| base.starts_with(b)) {
             bases.push(base);
         }
     }
-    let Ok(set) = builder.build() else { return Vec::new() };
+    let Ok(set) = builder.build() else {
+        return Vec::new();
+    };
     let mut out: Vec<PathBuf> = Vec::new();
     for base in bases {
         for path in loader.walk(&root.join(base), true) {
@@ -439,7 +526,13 @@ fn blueprint_paths(root: &Path, patterns: &[String], loader: &mut Loader) -> Vec
 /// Reads and parses a file registered by `Loader::add` and not read yet.
 fn load_if_pending(file: &mut SourceFile, root: &Path, overlay: &Overlay) {
     if file.read_error.as_deref() == Some("\u{0}pending") {
-        *file = files::load_file(file.id, root, std::mem::take(&mut file.path), file.kind, overlay);
+        *file = files::load_file(
+            file.id,
+            root,
+            std::mem::take(&mut file.path),
+            file.kind,
+            overlay,
+        );
     }
 }
 
@@ -457,7 +550,9 @@ fn release_trees(file: &mut SourceFile) {
 }
 
 fn top_level_yaml(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
     let mut out: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -466,7 +561,6 @@ fn top_level_yaml(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
-
 
 fn include_patterns(project_file: &SourceFile) -> Option<globset::GlobSet> {
     let root = project_file.first_document()?;
@@ -492,7 +586,10 @@ pub(crate) fn read_templates(files: &[SourceFile], ids: &[FileId]) -> HashMap<St
     ids.iter()
         .filter_map(|id| {
             let file = &files[id.0 as usize];
-            let stem = Path::new(&file.rel).file_stem()?.to_string_lossy().into_owned();
+            let stem = Path::new(&file.rel)
+                .file_stem()?
+                .to_string_lossy()
+                .into_owned();
             let root_value = file.first_document()?;
             Some((stem.clone(), Template::from_value(&stem, *id, &root_value)))
         })
@@ -500,10 +597,15 @@ pub(crate) fn read_templates(files: &[SourceFile], ids: &[FileId]) -> HashMap<St
 }
 
 /// Presets by their `name:` (a later file wins a duplicate name).
-pub(crate) fn read_presets<'a>(files: impl IntoIterator<Item = &'a SourceFile>) -> HashMap<String, Preset> {
+pub(crate) fn read_presets<'a>(
+    files: impl IntoIterator<Item = &'a SourceFile>,
+) -> HashMap<String, Preset> {
     let mut presets = HashMap::new();
     for file in files {
-        if let Some(preset) = file.first_document().and_then(|v| Preset::from_value(file.id, &v)) {
+        if let Some(preset) = file
+            .first_document()
+            .and_then(|v| Preset::from_value(file.id, &v))
+        {
             presets.insert(preset.name.clone(), preset);
         }
     }
@@ -540,26 +642,54 @@ pub(crate) fn wanted_expectations<'a>(
 /// file does not read or parse).
 pub(crate) fn interpret_expectations(file: &SourceFile) -> ExpectationSet {
     if file.is_broken() {
-        return ExpectationSet { file: file.id, shape: Shape::Invalid, rules: Vec::new(), invalid: None };
+        return ExpectationSet {
+            file: file.id,
+            shape: Shape::Invalid,
+            rules: Vec::new(),
+            invalid: None,
+        };
     }
-    let docs: Vec<Option<&dqlint_yaml::Node>> =
-        file.yaml.iter().flat_map(|y| y.documents.iter()).map(|d| d.root.as_ref()).collect();
+    let docs: Vec<Option<&dqlint_yaml::Node>> = file
+        .yaml
+        .iter()
+        .flat_map(|y| y.documents.iter())
+        .map(|d| d.root.as_ref())
+        .collect();
     expectations::interpret(file.id, &docs, 0..file.text.len())
 }
 
-pub(crate) fn load_envs(files: &[SourceFile], ids: &[FileId], requested: &[String]) -> (Vec<Env>, Vec<String>) {
+pub(crate) fn load_envs(
+    files: &[SourceFile],
+    ids: &[FileId],
+    requested: &[String],
+) -> (Vec<Env>, Vec<String>) {
     let by_name: BTreeMap<String, &SourceFile> = ids
         .iter()
         .map(|id| &files[id.0 as usize])
-        .filter_map(|f| Some((Path::new(&f.rel).file_stem()?.to_string_lossy().into_owned(), f)))
+        .filter_map(|f| {
+            Some((
+                Path::new(&f.rel)
+                    .file_stem()?
+                    .to_string_lossy()
+                    .into_owned(),
+                f,
+            ))
+        })
         .collect();
-    let names: Vec<String> =
-        if requested.is_empty() { by_name.keys().cloned().collect() } else { requested.to_vec() };
+    let names: Vec<String> = if requested.is_empty() {
+        by_name.keys().cloned().collect()
+    } else {
+        requested.to_vec()
+    };
     let mut envs = Vec::new();
     let mut missing = Vec::new();
     for name in names {
         match by_name.get(&name) {
-            Some(file) => envs.push(Env::from_file(&name, file.id, file.first_document().as_ref())),
+            Some(file) => envs.push(Env::from_file(
+                &name,
+                file.id,
+                file.first_document().as_ref(),
+            )),
             None => {
                 missing.push(name.clone());
                 envs.push(Env::without_file(&name));
@@ -570,8 +700,13 @@ pub(crate) fn load_envs(files: &[SourceFile], ids: &[FileId], requested: &[Strin
 }
 
 pub(crate) fn load_pipeline_config(file: &SourceFile) -> PipelineConfig {
-    let mut config = PipelineConfig { file: Some(file.id), ..Default::default() };
-    let Some(yaml) = &file.yaml else { return config };
+    let mut config = PipelineConfig {
+        file: Some(file.id),
+        ..Default::default()
+    };
+    let Some(yaml) = &file.yaml else {
+        return config;
+    };
     for doc in yaml.documents.iter().filter_map(|d| d.root.as_ref()) {
         let value = Value::from_node(doc, file.id);
         let continuous = |v: &Value| match v.get("continuous") {
@@ -586,11 +721,16 @@ pub(crate) fn load_pipeline_config(file: &SourceFile) -> PipelineConfig {
             config.default_continuous = continuous(defaults);
             continue;
         }
-        let Some(setting) = continuous(&value) else { continue };
+        let Some(setting) = continuous(&value) else {
+            continue;
+        };
         let names: Vec<String> = match value.get("pipeline") {
             Some(p) => match &p.kind {
                 ValueKind::Str(s) => vec![s.clone()],
-                ValueKind::Seq(items) => items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect(),
+                ValueKind::Seq(items) => items
+                    .iter()
+                    .filter_map(|i| i.as_str().map(str::to_string))
+                    .collect(),
                 _ => Vec::new(),
             },
             None => Vec::new(),

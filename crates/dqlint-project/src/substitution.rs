@@ -62,7 +62,9 @@ pub fn scan_tokens(text: &str) -> Vec<TokenRef> {
         let dollar = i > 0 && bytes[i - 1] == b'$';
         let percent = i > 0 && bytes[i - 1] == b'%';
         let doubled = bytes.get(i + 1) == Some(&b'{') || (i > 0 && bytes[i - 1] == b'{');
-        let Some(close) = text[i + 1..].find('}').map(|c| i + 1 + c) else { break };
+        let Some(close) = text[i + 1..].find('}').map(|c| i + 1 + c) else {
+            break;
+        };
         let inner = &text[i + 1..close];
         if percent || doubled {
             i += 1;
@@ -80,8 +82,16 @@ pub fn scan_tokens(text: &str) -> Vec<TokenRef> {
             }
         }
         if !inner.is_empty() && inner.bytes().all(is_word_byte) {
-            let (syntax, start) = if dollar { (TokenSyntax::Dollar, i - 1) } else { (TokenSyntax::Bare, i) };
-            found.push(TokenRef { syntax, name: inner.to_string(), range: start..close + 1 });
+            let (syntax, start) = if dollar {
+                (TokenSyntax::Dollar, i - 1)
+            } else {
+                (TokenSyntax::Bare, i)
+            };
+            found.push(TokenRef {
+                syntax,
+                name: inner.to_string(),
+                range: start..close + 1,
+            });
             i = close + 1;
         } else {
             i += 1;
@@ -122,7 +132,10 @@ impl Env {
         for reserved in ["workspace_env", "logical_env"] {
             self.tokens
                 .entry(reserved.to_string())
-                .or_insert(TokenValue { value: self.name.clone(), origin: None });
+                .or_insert(TokenValue {
+                    value: self.name.clone(),
+                    origin: None,
+                });
         }
     }
 
@@ -141,7 +154,10 @@ impl Env {
                     if let Some(value) = token_string(&entry.value) {
                         env.tokens.insert(
                             entry.key.clone(),
-                            TokenValue { value, origin: Some(entry.key_origin.clone()) },
+                            TokenValue {
+                                value,
+                                origin: Some(entry.key_origin.clone()),
+                            },
                         );
                     }
                 }
@@ -152,7 +168,8 @@ impl Env {
             if let Some(scopes) = secrets.get("scopes").and_then(Value::as_map) {
                 for entry in scopes {
                     if let Some(real) = entry.value.as_str() {
-                        env.secret_scopes.insert(entry.key.clone(), real.to_string());
+                        env.secret_scopes
+                            .insert(entry.key.clone(), real.to_string());
                     }
                 }
             }
@@ -166,14 +183,18 @@ impl Env {
     /// times, so a cycle stops expanding instead of looping.
     fn expand_nested(&mut self) {
         for _ in 0..NESTING_PASSES {
-            let snapshot: HashMap<String, String> =
-                self.tokens.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect();
+            let snapshot: HashMap<String, String> = self
+                .tokens
+                .iter()
+                .map(|(k, v)| (k.clone(), v.value.clone()))
+                .collect();
             let mut changed = false;
             for token in self.tokens.values_mut() {
                 if !token.value.contains('{') {
                     continue;
                 }
-                let next = replace_tokens(&token.value, |name| snapshot.get(name).map(String::as_str)).0;
+                let next =
+                    replace_tokens(&token.value, |name| snapshot.get(name).map(String::as_str)).0;
                 if next != token.value {
                     token.value = next;
                     changed = true;
@@ -192,27 +213,41 @@ impl Env {
     /// Substitutes every token of `text` for this environment.
     pub fn resolve(&self, text: &str) -> Resolved {
         if !text.contains('{') {
-            return Resolved { text: text.to_string(), unresolved: Vec::new(), has_secret: false };
+            return Resolved {
+                text: text.to_string(),
+                unresolved: Vec::new(),
+                has_secret: false,
+            };
         }
         let value_of = |name: &str| self.tokens.get(name).map(|t| t.value.as_str());
         let (out, mut unresolved, has_secret) = replace_tokens(text, value_of);
         // A token whose own value never finished expanding (a cycle in the
         // substitutions file) is as unresolved as an unknown one.
         for token in scan_tokens(text) {
-            let cyclic = value_of(&token.name)
-                .is_some_and(|v| scan_tokens(v).iter().any(|t| t.syntax != TokenSyntax::Secret));
+            let cyclic = value_of(&token.name).is_some_and(|v| {
+                scan_tokens(v)
+                    .iter()
+                    .any(|t| t.syntax != TokenSyntax::Secret)
+            });
             if cyclic && token.syntax != TokenSyntax::Secret {
                 unresolved.push(token);
             }
         }
-        Resolved { text: out, unresolved, has_secret }
+        Resolved {
+            text: out,
+            unresolved,
+            has_secret,
+        }
     }
 }
 
 /// Replaces known tokens; returns the text, the unknown tokens (with ranges
 /// in the input) and whether a secret was seen. Secrets become a
 /// placeholder without dots, as in LHP.
-fn replace_tokens<'v>(text: &str, value_of: impl Fn(&str) -> Option<&'v str>) -> (String, Vec<TokenRef>, bool) {
+fn replace_tokens<'v>(
+    text: &str,
+    value_of: impl Fn(&str) -> Option<&'v str>,
+) -> (String, Vec<TokenRef>, bool) {
     let mut out = String::with_capacity(text.len());
     let mut unresolved = Vec::new();
     let mut has_secret = false;
@@ -273,13 +308,29 @@ mod tests {
     #[test]
     fn nested_values_and_cycles() {
         let mut env = Env::without_file("dev");
-        for (k, v) in [("catalog", "main"), ("path", "/v/${catalog}/{schema}"), ("schema", "s"), ("x", "${y}"), ("y", "${x}")] {
-            env.tokens.insert(k.into(), TokenValue { value: v.into(), origin: None });
+        for (k, v) in [
+            ("catalog", "main"),
+            ("path", "/v/${catalog}/{schema}"),
+            ("schema", "s"),
+            ("x", "${y}"),
+            ("y", "${x}"),
+        ] {
+            env.tokens.insert(
+                k.into(),
+                TokenValue {
+                    value: v.into(),
+                    origin: None,
+                },
+            );
         }
         env.expand_nested();
         assert_eq!(env.tokens["path"].value, "/v/main/s");
         let resolved = env.resolve("${x}");
-        assert_eq!(resolved.unresolved.len(), 1, "a cycle stays unresolved: {resolved:?}");
+        assert_eq!(
+            resolved.unresolved.len(),
+            1,
+            "a cycle stays unresolved: {resolved:?}"
+        );
         assert_eq!(env.resolve("${logical_env}").text, "dev");
         assert_eq!(env.resolve("${nope}").unresolved.len(), 1);
     }

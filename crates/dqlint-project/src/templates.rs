@@ -35,12 +35,19 @@ impl Template {
             .filter_map(|p| {
                 Some(TemplateParameter {
                     name: p.get_str("name")?.to_string(),
-                    required: matches!(p.get("required").map(|v| &v.kind), Some(ValueKind::Bool(true))),
+                    required: matches!(
+                        p.get("required").map(|v| &v.kind),
+                        Some(ValueKind::Bool(true))
+                    ),
                     default: p.get("default").cloned(),
                 })
             })
             .collect();
-        let actions = root.get("actions").and_then(Value::as_seq).map(<[Value]>::to_vec).unwrap_or_default();
+        let actions = root
+            .get("actions")
+            .and_then(Value::as_seq)
+            .map(<[Value]>::to_vec)
+            .unwrap_or_default();
         let presets = root
             .get("presets")
             .and_then(Value::as_seq)
@@ -48,7 +55,13 @@ impl Template {
             .iter()
             .filter_map(|v| v.as_str().map(str::to_string))
             .collect();
-        Template { name: name.to_string(), file, parameters, actions, presets }
+        Template {
+            name: name.to_string(),
+            file,
+            parameters,
+            actions,
+            presets,
+        }
     }
 
     /// The template's actions rendered with the flowgroup's parameters.
@@ -82,7 +95,11 @@ impl Template {
                 message: format!(
                     "template `{}` needs parameter(s) {} in `template_parameters` (LHP-CFG-012)",
                     self.name,
-                    missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+                    missing
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 origin: use_site.clone(),
             });
@@ -108,7 +125,9 @@ fn render_value(value: &mut Value, params: &HashMap<String, Value>) {
             let origin = value.origin.clone();
             *value = retype(rendered, origin);
         }
-        ValueKind::Map(entries) => entries.iter_mut().for_each(|e| render_value(&mut e.value, params)),
+        ValueKind::Map(entries) => entries
+            .iter_mut()
+            .for_each(|e| render_value(&mut e.value, params)),
         ValueKind::Seq(items) => items.iter_mut().for_each(|v| render_value(v, params)),
         _ => {}
     }
@@ -131,7 +150,10 @@ pub fn render(text: &str, params: &HashMap<String, Value>) -> String {
         let name = parts.next().unwrap_or_default();
         let mut rendered = params.get(name).map(Value::python_str);
         for filter in parts {
-            if let Some(arg) = filter.strip_prefix("default(").and_then(|f| f.strip_suffix(')')) {
+            if let Some(arg) = filter
+                .strip_prefix("default(")
+                .and_then(|f| f.strip_suffix(')'))
+            {
                 if rendered.is_none() {
                     rendered = Some(arg.trim().trim_matches(['"', '\'']).to_string());
                 }
@@ -156,7 +178,14 @@ fn retype(text: String, origin: Origin) -> Value {
         "{}" => ValueKind::Map(Vec::new()),
         "true" | "True" => ValueKind::Bool(true),
         "false" | "False" => ValueKind::Bool(false),
-        _ if !trimmed.is_empty() && trimmed.strip_prefix('-').unwrap_or(trimmed).bytes().all(|b| b.is_ascii_digit()) && trimmed != "-" => {
+        _ if !trimmed.is_empty()
+            && trimmed
+                .strip_prefix('-')
+                .unwrap_or(trimmed)
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+            && trimmed != "-" =>
+        {
             ValueKind::Number(trimmed.to_string())
         }
         _ if (trimmed.starts_with('[') && trimmed.ends_with(']'))
@@ -223,15 +252,23 @@ impl Preset {
     /// winning on conflicts (E40). `transform_actions` and the nested
     /// `defaults` never apply (E18/E39): they are reported, not merged.
     pub fn apply(&self, action: &mut Value, via: &Arc<Via>) {
-        let Some(defaults) = &self.defaults else { return };
+        let Some(defaults) = &self.defaults else {
+            return;
+        };
         let (section, field, subtype_key) = match action.get_str("type") {
             Some("load") => ("load_actions", "source", "type"),
             Some("write") => ("write_actions", "write_target", "type"),
             _ => return,
         };
-        let Some(target) = action.get(field) else { return };
-        let Some(subtype) = target.get_str(subtype_key).map(str::to_string) else { return };
-        let Some(overlay) = defaults.get(section).and_then(|s| s.get(&subtype)) else { return };
+        let Some(target) = action.get(field) else {
+            return;
+        };
+        let Some(subtype) = target.get_str(subtype_key).map(str::to_string) else {
+            return;
+        };
+        let Some(overlay) = defaults.get(section).and_then(|s| s.get(&subtype)) else {
+            return;
+        };
         if overlay.as_map().is_none() {
             return;
         }

@@ -7,7 +7,9 @@ use std::time::Instant;
 
 fn enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("DQLINT_TIMINGS").is_some_and(|v| !v.is_empty() && v != "0"))
+    *ON.get_or_init(|| {
+        std::env::var_os("DQLINT_TIMINGS").is_some_and(|v| !v.is_empty() && v != "0")
+    })
 }
 
 fn start() -> Instant {
@@ -18,7 +20,10 @@ fn start() -> Instant {
 /// Prints how long the process has run when `phase` ends.
 pub fn phase_done(phase: &str) {
     if enabled() {
-        eprintln!("[dqlint timings] {:>8.1} ms  {phase}", start().elapsed().as_secs_f64() * 1000.0);
+        eprintln!(
+            "[dqlint timings] {:>8.1} ms  {phase}",
+            start().elapsed().as_secs_f64() * 1000.0
+        );
     }
 }
 

@@ -23,10 +23,18 @@ pub struct Origin {
 pub enum Via {
     /// Text of template `name`, instantiated by `flowgroup` at `use_site`
     /// (the `use_template` value).
-    Template { name: String, flowgroup: String, use_site: Origin },
+    Template {
+        name: String,
+        flowgroup: String,
+        use_site: Origin,
+    },
     /// A value set by preset `name`, applied by the flowgroup at `use_site`
     /// (the entry in its `presets:` list, or the template's).
-    Preset { name: String, flowgroup: String, use_site: Origin },
+    Preset {
+        name: String,
+        flowgroup: String,
+        use_site: Origin,
+    },
     /// A spec of blueprint `name`, stamped by the instance at `use_site`
     /// (its `use_blueprint` value).
     Blueprint { name: String, use_site: Origin },
@@ -34,12 +42,20 @@ pub enum Via {
 
 impl Origin {
     pub fn new(file: FileId, span: Range<usize>) -> Origin {
-        Origin { file, span, via: None }
+        Origin {
+            file,
+            span,
+            via: None,
+        }
     }
 
     /// A zero-width origin at the start of this one (for "missing" values).
     pub fn at_start(&self) -> Origin {
-        Origin { file: self.file, span: self.span.start..self.span.start, via: self.via.clone() }
+        Origin {
+            file: self.file,
+            span: self.span.start..self.span.start,
+            via: self.via.clone(),
+        }
     }
 }
 
@@ -73,7 +89,11 @@ impl Value {
     }
 
     pub fn from_node_via(node: &Node, file: FileId, via: Option<Arc<Via>>) -> Value {
-        let origin = Origin { file, span: node.span.clone(), via: via.clone() };
+        let origin = Origin {
+            file,
+            span: node.span.clone(),
+            via: via.clone(),
+        };
         let kind = match &node.kind {
             NodeKind::Null => ValueKind::Null,
             NodeKind::Scalar(s) => match s.kind {
@@ -86,14 +106,21 @@ impl Value {
                 ScalarKind::Str => ValueKind::Str(s.value.clone()),
             },
             NodeKind::Sequence(items) => ValueKind::Seq(
-                items.iter().map(|n| Value::from_node_via(n, file, via.clone())).collect(),
+                items
+                    .iter()
+                    .map(|n| Value::from_node_via(n, file, via.clone()))
+                    .collect(),
             ),
             NodeKind::Mapping(pairs) => ValueKind::Map(
                 pairs
                     .iter()
                     .map(|p| Entry {
                         key: key_text(&p.key),
-                        key_origin: Origin { file, span: p.key.span.clone(), via: via.clone() },
+                        key_origin: Origin {
+                            file,
+                            span: p.key.span.clone(),
+                            via: via.clone(),
+                        },
                         value: Value::from_node_via(&p.value, file, via.clone()),
                     })
                     .collect(),
@@ -249,7 +276,9 @@ pub fn deep_merge(base: &mut Value, overlay: &Value) {
     };
     for entry in overlay_entries {
         match base_entries.iter_mut().rev().find(|e| e.key == entry.key) {
-            Some(existing) if existing.value.as_map().is_some() && entry.value.as_map().is_some() => {
+            Some(existing)
+                if existing.value.as_map().is_some() && entry.value.as_map().is_some() =>
+            {
                 deep_merge(&mut existing.value, &entry.value)
             }
             Some(existing) => existing.value = entry.value.clone(),

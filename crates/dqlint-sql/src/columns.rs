@@ -32,7 +32,9 @@ pub fn select_columns(sql: &str) -> Option<SelectColumns> {
     let relations: Vec<(String, Option<String>)> = select
         .from
         .iter()
-        .flat_map(|from| std::iter::once(&from.relation).chain(from.joins.iter().map(|j| &j.relation)))
+        .flat_map(|from| {
+            std::iter::once(&from.relation).chain(from.joins.iter().map(|j| &j.relation))
+        })
         .filter_map(|factor| match factor {
             TableFactor::Table { name, alias, .. } => Some((
                 name.0.last()?.to_string(),
@@ -51,7 +53,8 @@ pub fn select_columns(sql: &str) -> Option<SelectColumns> {
                 out.names.extend(aliases.iter().map(|a| a.value.clone()))
             }
             SelectItem::Wildcard(_) => {
-                out.all_of.extend(relations.iter().map(|(name, _)| name.clone()));
+                out.all_of
+                    .extend(relations.iter().map(|(name, _)| name.clone()));
             }
             SelectItem::QualifiedWildcard(kind, _) => {
                 // Printed as `o` or `o.*`, depending on the form.
@@ -90,9 +93,11 @@ pub fn column_list_names(columns: &str) -> Vec<String> {
     let statement = format!("CREATE TABLE t ({columns})");
     match Parser::parse_sql(&DatabricksDialect {}, &statement) {
         Ok(statements) => match statements.into_iter().next() {
-            Some(Statement::CreateTable(table)) => {
-                table.columns.iter().map(|c: &ColumnDef| c.name.value.clone()).collect()
-            }
+            Some(Statement::CreateTable(table)) => table
+                .columns
+                .iter()
+                .map(|c: &ColumnDef| c.name.value.clone())
+                .collect(),
             _ => Vec::new(),
         },
         Err(_) => Vec::new(),
@@ -109,15 +114,19 @@ mod tests {
             "SELECT xxhash64(*) AS address_key, *, current_timestamp() AS _etl_timestamp, r.city, (zip) FROM v_address_raw r WHERE 1=1",
         )
         .unwrap();
-        assert_eq!(columns.names, ["address_key", "_etl_timestamp", "city", "zip"]);
+        assert_eq!(
+            columns.names,
+            ["address_key", "_etl_timestamp", "city", "zip"]
+        );
         assert_eq!(columns.all_of, ["v_address_raw"]);
     }
 
     #[test]
     fn qualified_stars_follow_their_relation() {
-        let columns =
-            select_columns("SELECT o.*, c.name AS customer FROM v_orders o JOIN v_customers c ON o.cid = c.id")
-                .unwrap();
+        let columns = select_columns(
+            "SELECT o.*, c.name AS customer FROM v_orders o JOIN v_customers c ON o.cid = c.id",
+        )
+        .unwrap();
         assert_eq!(columns.names, ["customer"]);
         assert_eq!(columns.all_of, ["v_orders"]);
     }
@@ -132,7 +141,9 @@ mod tests {
     #[test]
     fn column_lists_give_names() {
         assert_eq!(
-            column_list_names("id BIGINT NOT NULL, name STRING COMMENT 'the name', amount DECIMAL(10,2)"),
+            column_list_names(
+                "id BIGINT NOT NULL, name STRING COMMENT 'the name', amount DECIMAL(10,2)"
+            ),
             ["id", "name", "amount"]
         );
         assert!(column_list_names("id BIGINT,,").is_empty());

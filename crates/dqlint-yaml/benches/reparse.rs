@@ -37,7 +37,9 @@ fn generated(lines: usize, documents: usize) -> String {
         if d > 0 {
             text.push_str("---\n");
         }
-        text.push_str(&format!("pipeline: generated\nflowgroup: fg_{d}\nactions:\n"));
+        text.push_str(&format!(
+            "pipeline: generated\nflowgroup: fg_{d}\nactions:\n"
+        ));
         let mut i = 0;
         while text.lines().count() < per_document * (d + 1) {
             text.push_str(&format!(
@@ -53,7 +55,10 @@ fn generated(lines: usize, documents: usize) -> String {
 
 /// A keystroke site: the byte offset just after `needle`'s `nth` match.
 fn after(text: &str, needle: &str, nth: usize) -> usize {
-    text.match_indices(needle).nth(nth).map(|(i, _)| i + needle.len()).expect("the needle is in the text")
+    text.match_indices(needle)
+        .nth(nth)
+        .map(|(i, _)| i + needle.len())
+        .expect("the needle is in the text")
 }
 
 struct Figures {
@@ -82,7 +87,9 @@ fn measure(text: &str, at: usize, rounds: usize) -> Figures {
     let mut live_samples = Vec::with_capacity(rounds * 2);
     let mut live = LiveYaml::new(text);
     for _ in 0..rounds {
-        for (after_edit, (start, end, insert)) in [(typed.as_str(), (at, at, "x")), (text, (at, at + 1, ""))] {
+        for (after_edit, (start, end, insert)) in
+            [(typed.as_str(), (at, at, "x")), (text, (at, at + 1, ""))]
+        {
             let started = Instant::now();
             std::hint::black_box(parse(std::hint::black_box(after_edit)));
             parse_samples.push(started.elapsed());
@@ -96,7 +103,12 @@ fn measure(text: &str, at: usize, rounds: usize) -> Figures {
     assert_eq!(*live.yaml(), parse(text));
     let (parse, parse_p90) = median_and_p90(parse_samples);
     let (live, live_p90) = median_and_p90(live_samples);
-    Figures { parse, live, parse_p90, live_p90 }
+    Figures {
+        parse,
+        live,
+        parse_p90,
+        live_p90,
+    }
 }
 
 fn ms(d: Duration) -> String {
@@ -104,7 +116,10 @@ fn ms(d: Duration) -> String {
 }
 
 fn main() {
-    let rounds: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(300);
+    let rounds: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(300);
     let (name, flowgroup) = flowgroup();
     let broken_flowgroup = flowgroup.replacen("readMode: stream", "readMode stream", 1);
     let large = generated(5_000, 1);
@@ -114,16 +129,54 @@ fn main() {
     let split_broken = split.replacen("readMode: stream", "readMode stream", 1);
     // A keystroke in a plain value (`table: x`) half way down the buffer.
     let site = |text: &str| after(text, "table: ", text.matches("table: ").count() / 2);
-    let quoted = |text: &str| after(text, "description: \"Load", text.matches("description: \"Load").count() / 2);
+    let quoted = |text: &str| {
+        after(
+            text,
+            "description: \"Load",
+            text.matches("description: \"Load").count() / 2,
+        )
+    };
     let cases: Vec<(String, &str, usize)> = vec![
-        (format!("flowgroup ({name}, {} lines)", flowgroup.lines().count()), &flowgroup, site(&flowgroup)),
-        ("generated, 5,000 lines, one document".to_string(), &large, site(&large)),
-        (format!("flowgroup ({name}) with a syntax error (missing `:`)"), &broken_flowgroup, site(&broken_flowgroup)),
-        ("generated, 5,000 lines, with a syntax error (missing `:`)".to_string(), &large_broken, site(&large_broken)),
-        ("generated, 5,000 lines, CRLF line breaks (tree-sitter reads it)".to_string(), &large_crlf, site(&large_crlf)),
-        ("the same, typing inside a double-quoted string".to_string(), &large_crlf, quoted(&large_crlf)),
-        ("generated, 5,000 lines in 50 documents".to_string(), &split, site(&split)),
-        ("generated, 5,000 lines in 50 documents, a syntax error in the first".to_string(), &split_broken, site(&split_broken)),
+        (
+            format!("flowgroup ({name}, {} lines)", flowgroup.lines().count()),
+            &flowgroup,
+            site(&flowgroup),
+        ),
+        (
+            "generated, 5,000 lines, one document".to_string(),
+            &large,
+            site(&large),
+        ),
+        (
+            format!("flowgroup ({name}) with a syntax error (missing `:`)"),
+            &broken_flowgroup,
+            site(&broken_flowgroup),
+        ),
+        (
+            "generated, 5,000 lines, with a syntax error (missing `:`)".to_string(),
+            &large_broken,
+            site(&large_broken),
+        ),
+        (
+            "generated, 5,000 lines, CRLF line breaks (tree-sitter reads it)".to_string(),
+            &large_crlf,
+            site(&large_crlf),
+        ),
+        (
+            "the same, typing inside a double-quoted string".to_string(),
+            &large_crlf,
+            quoted(&large_crlf),
+        ),
+        (
+            "generated, 5,000 lines in 50 documents".to_string(),
+            &split,
+            site(&split),
+        ),
+        (
+            "generated, 5,000 lines in 50 documents, a syntax error in the first".to_string(),
+            &split_broken,
+            site(&split_broken),
+        ),
     ];
     println!("one keystroke, {rounds} rounds of type + delete; release build\n");
     println!("| buffer | `parse` median (p90) | `LiveYaml::edit` median (p90) | ratio |");
@@ -131,6 +184,12 @@ fn main() {
     for (label, text, at) in cases {
         let f = measure(text, at, rounds);
         let ratio = f.parse.as_secs_f64() / f.live.as_secs_f64();
-        println!("| {label} | {} ({}) | {} ({}) | {ratio:.1}x |", ms(f.parse), ms(f.parse_p90), ms(f.live), ms(f.live_p90));
+        println!(
+            "| {label} | {} ({}) | {} ({}) | {ratio:.1}x |",
+            ms(f.parse),
+            ms(f.parse_p90),
+            ms(f.live),
+            ms(f.live_p90)
+        );
     }
 }

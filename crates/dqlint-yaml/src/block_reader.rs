@@ -18,7 +18,9 @@
 use std::ops::Range;
 
 use crate::scalar::{self, ScalarStyle};
-use crate::tree::{plain_kind, DuplicateKey, Node, NodeKind, Pair, Scalar, ScalarKind, MAX_DOCUMENT_LINES};
+use crate::tree::{
+    plain_kind, DuplicateKey, Node, NodeKind, Pair, Scalar, ScalarKind, MAX_DOCUMENT_LINES,
+};
 
 /// Deeper indentation than this goes to tree-sitter, which reports it.
 const MAX_INDENT: usize = 256;
@@ -27,7 +29,9 @@ const MAX_INDENT: usize = 256;
 /// switch it off with `DQLINT_NO_FAST_YAML=1`).
 pub fn enabled() -> bool {
     static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ENABLED.get_or_init(|| std::env::var_os("DQLINT_NO_FAST_YAML").is_none_or(|v| v.is_empty() || v == "0"))
+    *ENABLED.get_or_init(|| {
+        std::env::var_os("DQLINT_NO_FAST_YAML").is_none_or(|v| v.is_empty() || v == "0")
+    })
 }
 
 /// What the reader makes of one document, or `None` when it must go to
@@ -43,7 +47,9 @@ pub fn read_document(text: &str, span: Range<usize>) -> Option<ReadDocument> {
     let source = &text[span.clone()];
     // Control characters (a NUL ends tree-sitter's input, YAML forbids the
     // rest) and unusual line breaks are tree-sitter's business.
-    if source.bytes().any(|b| (b < 0x20 && b != b'\n') || b == 0x7f)
+    if source
+        .bytes()
+        .any(|b| (b < 0x20 && b != b'\n') || b == 0x7f)
         || source.contains(['\u{85}', '\u{2028}', '\u{2029}', '\u{feff}'])
     {
         return None;
@@ -56,7 +62,12 @@ pub fn read_document(text: &str, span: Range<usize>) -> Option<ReadDocument> {
         if indent > MAX_INDENT {
             return None;
         }
-        lines.push(Line { start, end: start + body.len(), indent, blank: body.len() == indent });
+        lines.push(Line {
+            start,
+            end: start + body.len(),
+            indent,
+            blank: body.len() == indent,
+        });
         start += line.len();
     }
     if lines.len() > MAX_DOCUMENT_LINES {
@@ -107,7 +118,27 @@ struct Reader<'a> {
 /// Characters that cannot start a plain scalar (or that start YAML syntax
 /// this reader leaves to tree-sitter).
 fn starts_special(c: u8) -> bool {
-    matches!(c, b'-' | b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\'' | b'"' | b'%' | b'@' | b'`')
+    matches!(
+        c,
+        b'-' | b'?'
+            | b':'
+            | b','
+            | b'['
+            | b']'
+            | b'{'
+            | b'}'
+            | b'#'
+            | b'&'
+            | b'*'
+            | b'!'
+            | b'|'
+            | b'>'
+            | b'\''
+            | b'"'
+            | b'%'
+            | b'@'
+            | b'`'
+    )
 }
 
 impl<'a> Reader<'a> {
@@ -139,7 +170,9 @@ impl<'a> Reader<'a> {
         if marker_like {
             return None;
         }
-        let Some(first) = self.next_content() else { return Some(None) };
+        let Some(first) = self.next_content() else {
+            return Some(None);
+        };
         let indent = self.lines[first].indent;
         let root = self.block_node(first, indent)?;
         if self.next_content().is_some() {
@@ -197,7 +230,9 @@ impl<'a> Reader<'a> {
             let value = self.value(i, colon + 1, column, colon + 1, true)?;
             if let Some(name) = key.as_str() {
                 // Mappings are small: a scan beats hashing every key.
-                let first = self.pairs[base..].iter().find(|p| p.key.as_str() == Some(name));
+                let first = self.pairs[base..]
+                    .iter()
+                    .find(|p| p.key.as_str() == Some(name));
                 if let Some(first) = first {
                     self.duplicate_keys.push(DuplicateKey {
                         key: name.to_string(),
@@ -218,11 +253,18 @@ impl<'a> Reader<'a> {
                 }
                 Some(next) if self.lines[next].indent > column => return None,
                 next => {
-                    let last = self.pairs.last().map(|p| p.value.span.end.max(p.key.span.end)).unwrap_or(0);
+                    let last = self
+                        .pairs
+                        .last()
+                        .map(|p| p.value.span.end.max(p.key.span.end))
+                        .unwrap_or(0);
                     let end = self.block_end(last, next.is_none());
                     let start = self.pairs[base].key.span.start;
                     let pairs: Vec<Pair> = self.pairs.drain(base..).collect();
-                    return Some(Node { span: start..end, kind: NodeKind::Mapping(pairs) });
+                    return Some(Node {
+                        span: start..end,
+                        kind: NodeKind::Mapping(pairs),
+                    });
                 }
             }
         }
@@ -254,7 +296,14 @@ impl<'a> Reader<'a> {
     /// the column of the owning mapping or sequence, `empty_at` where an
     /// empty value is placed. `mapping_value` allows a sequence at the
     /// mapping's own column (`key:\n- a`).
-    fn value(&mut self, i: usize, from: usize, column: usize, empty_at: usize, mapping_value: bool) -> Option<Node> {
+    fn value(
+        &mut self,
+        i: usize,
+        from: usize,
+        column: usize,
+        empty_at: usize,
+        mapping_value: bool,
+    ) -> Option<Node> {
         let line_end = self.lines[i].end;
         let rest = &self.text[from..line_end];
         let skipped = rest.len() - rest.trim_start_matches(' ').len();
@@ -269,7 +318,9 @@ impl<'a> Reader<'a> {
             }
             let next = self.next_content();
             return match next {
-                Some(n) if self.lines[n].indent > column => self.block_node(n, self.lines[n].indent),
+                Some(n) if self.lines[n].indent > column => {
+                    self.block_node(n, self.lines[n].indent)
+                }
                 Some(n)
                     if mapping_value
                         && self.lines[n].indent == column
@@ -277,7 +328,10 @@ impl<'a> Reader<'a> {
                 {
                     self.sequence(n, column)
                 }
-                _ if mapping_value => Some(Node { span: empty_at..empty_at, kind: NodeKind::Null }),
+                _ if mapping_value => Some(Node {
+                    span: empty_at..empty_at,
+                    kind: NodeKind::Null,
+                }),
                 _ => None,
             };
         }
@@ -285,12 +339,22 @@ impl<'a> Reader<'a> {
             b'|' | b'>' => return self.block_scalar(i, start, column),
             b'"' | b'\'' => {
                 let end = quoted_end(&self.text[start..line_end])? + start;
-                let style = if self.text.as_bytes()[start] == b'"' { ScalarStyle::DoubleQuoted } else { ScalarStyle::SingleQuoted };
+                let style = if self.text.as_bytes()[start] == b'"' {
+                    ScalarStyle::DoubleQuoted
+                } else {
+                    ScalarStyle::SingleQuoted
+                };
                 self.trailing_comment(end, line_end)?;
                 self.scalar(start..end, style)
             }
             b'[' => self.flow_sequence(start, line_end)?,
-            b'-' if self.text.as_bytes().get(start + 1).is_some_and(|c| !matches!(c, b' ' | b'\n')) && start + 1 < line_end => {
+            b'-' if self
+                .text
+                .as_bytes()
+                .get(start + 1)
+                .is_some_and(|c| !matches!(c, b' ' | b'\n'))
+                && start + 1 < line_end =>
+            {
                 self.plain_value(start, line_end)?
             }
             c if starts_special(c) => return None,
@@ -357,7 +421,9 @@ impl<'a> Reader<'a> {
             match self.next_content() {
                 Some(next)
                     if self.lines[next].indent == column
-                        && is_dash(&self.text[self.lines[next].start + column..self.lines[next].end]) =>
+                        && is_dash(
+                            &self.text[self.lines[next].start + column..self.lines[next].end],
+                        ) =>
                 {
                     i = next;
                 }
@@ -366,7 +432,10 @@ impl<'a> Reader<'a> {
                     let last = self.items.last().map_or(start, |n: &Node| n.span.end);
                     let end = self.block_end(last, next.is_none());
                     let items: Vec<Node> = self.items.drain(base..).collect();
-                    return Some(Node { span: start..end, kind: NodeKind::Sequence(items) });
+                    return Some(Node {
+                        span: start..end,
+                        kind: NodeKind::Sequence(items),
+                    });
                 }
             }
         }
@@ -408,12 +477,20 @@ impl<'a> Reader<'a> {
         let mut end = end?;
         // Trailing blank lines are not part of the scalar, unless nothing
         // but blank lines follows until the end of the document.
-        self.at = self.lines[i + 1..j].iter().rposition(|l| !l.blank).map(|p| i + 2 + p).unwrap_or(i + 1);
+        self.at = self.lines[i + 1..j]
+            .iter()
+            .rposition(|l| !l.blank)
+            .map(|p| i + 2 + p)
+            .unwrap_or(i + 1);
         if self.lines[j..].iter().all(|l| l.blank) {
             end = self.doc_end;
             self.at = self.lines.len();
         }
-        let style = if indicator == b'|' { ScalarStyle::Literal } else { ScalarStyle::Folded };
+        let style = if indicator == b'|' {
+            ScalarStyle::Literal
+        } else {
+            ScalarStyle::Folded
+        };
         Some(self.scalar(header..end, style))
     }
 
@@ -435,11 +512,19 @@ impl<'a> Reader<'a> {
                 break;
             }
             let (item_end, style) = match bytes[at] {
-                b'"' => (at + quoted_end(&self.text[at..line_end])?, ScalarStyle::DoubleQuoted),
-                b'\'' => (at + quoted_end(&self.text[at..line_end])?, ScalarStyle::SingleQuoted),
+                b'"' => (
+                    at + quoted_end(&self.text[at..line_end])?,
+                    ScalarStyle::DoubleQuoted,
+                ),
+                b'\'' => (
+                    at + quoted_end(&self.text[at..line_end])?,
+                    ScalarStyle::SingleQuoted,
+                ),
                 c if starts_special(c) => return None,
                 _ => {
-                    let len = self.text[at..line_end].find([',', ']', '[', '{', '}', '#', ':', '"', '\'']).unwrap_or(line_end - at);
+                    let len = self.text[at..line_end]
+                        .find([',', ']', '[', '{', '}', '#', ':', '"', '\''])
+                        .unwrap_or(line_end - at);
                     let raw = self.text[at..at + len].trim_end_matches(' ');
                     if raw.is_empty() {
                         return None;
@@ -462,18 +547,36 @@ impl<'a> Reader<'a> {
             }
         }
         self.trailing_comment(close + 1, line_end)?;
-        Some(Node { span: open..close + 1, kind: NodeKind::Sequence(items) })
+        Some(Node {
+            span: open..close + 1,
+            kind: NodeKind::Sequence(items),
+        })
     }
 
     /// A scalar node, decoded as the tree-sitter path decodes it.
     fn scalar(&self, raw: Range<usize>, style: ScalarStyle) -> Node {
         let text = &self.text[raw.clone()];
-        let line_start = self.text[..raw.start].rfind('\n').map(|i| i + 1).unwrap_or(0);
+        let line_start = self.text[..raw.start]
+            .rfind('\n')
+            .map(|i| i + 1)
+            .unwrap_or(0);
         let line = &self.text[line_start..raw.start];
         let parent_indent = (line.len() - line.trim_start_matches(' ').len()) as u32;
-        let kind = if style == ScalarStyle::Plain { plain_kind(text) } else { ScalarKind::Str };
+        let kind = if style == ScalarStyle::Plain {
+            plain_kind(text)
+        } else {
+            ScalarKind::Str
+        };
         let value = scalar::decode_value(text, style, parent_indent as usize);
-        Node { span: raw, kind: NodeKind::Scalar(Scalar { value, style, kind, parent_indent }) }
+        Node {
+            span: raw,
+            kind: NodeKind::Scalar(Scalar {
+                value,
+                style,
+                kind,
+                parent_indent,
+            }),
+        }
     }
 }
 
@@ -525,4 +628,3 @@ fn quoted_end(body: &str) -> Option<usize> {
     }
     None
 }
-

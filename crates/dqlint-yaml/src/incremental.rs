@@ -17,7 +17,10 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::lines::{floor_char_boundary, point_after};
-use crate::tree::{document_spans, put_in_source_order, Document, DocumentReader, Node, NodeKind, ReadBy, SyntaxError, YamlFile};
+use crate::tree::{
+    document_spans, put_in_source_order, Document, DocumentReader, Node, NodeKind, ReadBy,
+    SyntaxError, YamlFile,
+};
 
 /// A buffer's text and its parse.
 pub struct LiveYaml {
@@ -107,7 +110,11 @@ impl LiveYaml {
     fn with_reader(text: &str, fast: bool) -> LiveYaml {
         let mut live = LiveYaml {
             text: text.to_string(),
-            yaml: Arc::new(YamlFile { documents: Vec::new(), errors: Vec::new(), comments: Vec::new() }),
+            yaml: Arc::new(YamlFile {
+                documents: Vec::new(),
+                errors: Vec::new(),
+                comments: Vec::new(),
+            }),
             documents: Vec::new(),
             reader: DocumentReader::new(fast),
             stats: ReparseStats::default(),
@@ -154,7 +161,11 @@ impl LiveYaml {
             return;
         }
         self.stats.edits += 1;
-        let change = Replacement { start, old_end, new_end: start + new_text.len() };
+        let change = Replacement {
+            start,
+            old_end,
+            new_end: start + new_text.len(),
+        };
         let old_text = std::mem::take(&mut self.text);
         let mut text = String::with_capacity(old_text.len() - (old_end - start) + new_text.len());
         text.push_str(&old_text[..start]);
@@ -165,7 +176,8 @@ impl LiveYaml {
         let (before, after) = self.unchanged_documents(&spans, &change);
         let old_count = self.documents.len();
         let changed_spans = &spans[before..spans.len() - after];
-        let old_changed: Vec<LiveDocument> = self.documents.drain(before..old_count - after).collect();
+        let old_changed: Vec<LiveDocument> =
+            self.documents.drain(before..old_count - after).collect();
         let trees = edited_trees(old_changed, changed_spans, &old_text, &text, &change);
 
         let mut reread = Vec::with_capacity(changed_spans.len());
@@ -181,17 +193,25 @@ impl LiveYaml {
         self.documents.splice(before..before, reread_live);
         self.stats.reused_documents += before + after;
 
-        let placeholder = Arc::new(YamlFile { documents: Vec::new(), errors: Vec::new(), comments: Vec::new() });
-        let (mut documents, kept_after) = match Arc::try_unwrap(std::mem::replace(&mut self.yaml, placeholder)) {
-            Ok(file) => {
-                let mut documents = file.documents;
-                let kept_after = documents.split_off(old_count - after);
-                documents.truncate(before);
-                (documents, kept_after)
-            }
-            // Someone still holds the previous parse: copy only what is kept.
-            Err(shared) => (shared.documents[..before].to_vec(), shared.documents[old_count - after..].to_vec()),
-        };
+        let placeholder = Arc::new(YamlFile {
+            documents: Vec::new(),
+            errors: Vec::new(),
+            comments: Vec::new(),
+        });
+        let (mut documents, kept_after) =
+            match Arc::try_unwrap(std::mem::replace(&mut self.yaml, placeholder)) {
+                Ok(file) => {
+                    let mut documents = file.documents;
+                    let kept_after = documents.split_off(old_count - after);
+                    documents.truncate(before);
+                    (documents, kept_after)
+                }
+                // Someone still holds the previous parse: copy only what is kept.
+                Err(shared) => (
+                    shared.documents[..before].to_vec(),
+                    shared.documents[old_count - after..].to_vec(),
+                ),
+            };
         documents.extend(reread);
         documents.extend(kept_after.into_iter().map(|mut document| {
             move_document(&mut document, &change);
@@ -209,7 +229,9 @@ impl LiveYaml {
         let before = old
             .iter()
             .zip(spans)
-            .take_while(|(document, span)| document.span.end <= change.start && document.span == **span)
+            .take_while(|(document, span)| {
+                document.span.end <= change.start && document.span == **span
+            })
             .count();
         let after = old[before..]
             .iter()
@@ -217,14 +239,20 @@ impl LiveYaml {
             .zip(spans[before..].iter().rev())
             .take(common - before)
             .take_while(|(document, span)| {
-                document.span.start >= change.old_end && change.moved_range(&document.span) == **span
+                document.span.start >= change.old_end
+                    && change.moved_range(&document.span) == **span
             })
             .count();
         (before, after)
     }
 
     /// Reads one document of `text`, starting from `tree` (edited to it).
-    fn read(&mut self, text: &str, span: Range<usize>, mut tree: Option<tree_sitter::Tree>) -> (Document, LiveDocument) {
+    fn read(
+        &mut self,
+        text: &str,
+        span: Range<usize>,
+        mut tree: Option<tree_sitter::Tree>,
+    ) -> (Document, LiveDocument) {
         let (read, by) = self.reader.read(text, span.clone(), &mut tree);
         match by {
             ReadBy::FastReader => self.stats.fast_reads += 1,
@@ -232,7 +260,12 @@ impl LiveYaml {
             ReadBy::TreeSitterIncremental => self.stats.incremental_parses += 1,
             ReadBy::Refused => {}
         }
-        let live = LiveDocument { span, errors: read.errors, comments: read.comments, tree };
+        let live = LiveDocument {
+            span,
+            errors: read.errors,
+            comments: read.comments,
+            tree,
+        };
         (read.document, live)
     }
 
@@ -240,8 +273,16 @@ impl LiveYaml {
     fn assemble(&self, documents: Vec<Document>) -> YamlFile {
         let mut file = YamlFile {
             documents,
-            errors: self.documents.iter().flat_map(|d| d.errors.iter().cloned()).collect(),
-            comments: self.documents.iter().flat_map(|d| d.comments.iter().cloned()).collect(),
+            errors: self
+                .documents
+                .iter()
+                .flat_map(|d| d.errors.iter().cloned())
+                .collect(),
+            comments: self
+                .documents
+                .iter()
+                .flat_map(|d| d.comments.iter().cloned())
+                .collect(),
         };
         put_in_source_order(&mut file);
         file
@@ -271,8 +312,12 @@ fn edited_trees(
     if let ([_], [span]) = (&old[..], spans) {
         // One document changed in place, the usual keystroke: the edit is
         // known, at the same offsets within the document.
-        let Some(document) = old.into_iter().next() else { return vec![None] };
-        let Some(mut tree) = document.tree else { return vec![None] };
+        let Some(document) = old.into_iter().next() else {
+            return vec![None];
+        };
+        let Some(mut tree) = document.tree else {
+            return vec![None];
+        };
         let base = span.start;
         tree.edit(&input_edit(
             &old_text.as_bytes()[document.span.clone()],
@@ -290,7 +335,10 @@ fn edited_trees(
         .iter()
         .map(|span| {
             let origin = change.origin(span.start);
-            let source = old.iter().find(|d| d.span.contains(&origin)).or(old.last())?;
+            let source = old
+                .iter()
+                .find(|d| d.span.contains(&origin))
+                .or(old.last())?;
             let mut tree = source.tree.clone()?;
             let old_document = &old_text[source.span.clone()];
             let new_document = &text[span.clone()];
@@ -310,7 +358,13 @@ fn edited_trees(
 
 /// tree-sitter's description of replacing `start..old_end` of `old` by what
 /// is `start..new_end` of `new`.
-fn input_edit(old: &[u8], new: &[u8], start: usize, old_end: usize, new_end: usize) -> tree_sitter::InputEdit {
+fn input_edit(
+    old: &[u8],
+    new: &[u8],
+    start: usize,
+    old_end: usize,
+    new_end: usize,
+) -> tree_sitter::InputEdit {
     let start_position = point_after(tree_sitter::Point { row: 0, column: 0 }, &old[..start]);
     tree_sitter::InputEdit {
         start_byte: start,
@@ -333,7 +387,12 @@ fn common_prefix(a: &str, b: &str) -> usize {
 
 /// Bytes `a` and `b` share at the end, starting on a character boundary of both.
 fn common_suffix(a: &str, b: &str) -> usize {
-    let mut same = a.bytes().rev().zip(b.bytes().rev()).take_while(|(x, y)| x == y).count();
+    let mut same = a
+        .bytes()
+        .rev()
+        .zip(b.bytes().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
     while !(a.is_char_boundary(a.len() - same) && b.is_char_boundary(b.len() - same)) {
         same -= 1;
     }
@@ -384,7 +443,11 @@ mod tests {
         assert_eq!(*live.yaml(), parse(text));
         for (start, end, new_text) in edits {
             live.edit(*start, *end, new_text);
-            assert_eq!(*live.yaml(), parse(live.text()), "after replacing {start}..{end} by {new_text:?}");
+            assert_eq!(
+                *live.yaml(),
+                parse(live.text()),
+                "after replacing {start}..{end} by {new_text:?}"
+            );
         }
         live
     }
@@ -400,7 +463,10 @@ mod tests {
     fn documents_after_the_edit_move_and_are_not_read_again() {
         let text = "a: 1\n---\nb: [x, y]  # c\n---\nc: &x 2\nd: *x\n";
         let live = edited(text, &[(0, 1, "aa"), (0, 2, "a")]);
-        assert_eq!(live.text(), "a: 1\n---\nb: [x, y]  # c\n---\nc: &x 2\nd: *x\n");
+        assert_eq!(
+            live.text(),
+            "a: 1\n---\nb: [x, y]  # c\n---\nc: &x 2\nd: *x\n"
+        );
         assert_eq!(live.stats().reused_documents, 4);
     }
 
@@ -416,14 +482,31 @@ mod tests {
     #[test]
     fn typing_and_deleting_a_document_marker() {
         let text = "a: &x 1\nb: *x\nc: 2\n";
-        let live = edited(text, &[(8, 8, "-"), (9, 9, "-"), (10, 10, "-"), (11, 11, "\n"), (8, 12, "")]);
+        let live = edited(
+            text,
+            &[
+                (8, 8, "-"),
+                (9, 9, "-"),
+                (10, 10, "-"),
+                (11, 11, "\n"),
+                (8, 12, ""),
+            ],
+        );
         assert_eq!(live.text(), text);
     }
 
     #[test]
     fn offsets_out_of_range_or_inside_a_character_clamp() {
         let text = "a: é\n";
-        let live = edited(text, &[(4, 5, "x"), (99, 3, "y"), (2, 1, "z"), (usize::MAX, usize::MAX, "\n")]);
+        let live = edited(
+            text,
+            &[
+                (4, 5, "x"),
+                (99, 3, "y"),
+                (2, 1, "z"),
+                (usize::MAX, usize::MAX, "\n"),
+            ],
+        );
         assert_eq!(live.text(), "a:z x\ny\n");
     }
 

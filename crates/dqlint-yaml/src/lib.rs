@@ -12,4 +12,7 @@ pub mod tree;
 pub use incremental::{LiveYaml, ReparseStats};
 pub use lines::{LineIndex, Position};
 pub use scalar::ScalarStyle;
-pub use tree::{parse, parse_tree_sitter_only, Document, Node, NodeKind, Pair, Scalar, ScalarKind, SyntaxError, YamlFile};
+pub use tree::{
+    parse, parse_tree_sitter_only, Document, Node, NodeKind, Pair, Scalar, ScalarKind, SyntaxError,
+    YamlFile,
+};

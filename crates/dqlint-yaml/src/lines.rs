@@ -19,7 +19,10 @@ impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
         let mut starts = vec![0];
         starts.extend(memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        LineIndex { starts, len: text.len() }
+        LineIndex {
+            starts,
+            len: text.len(),
+        }
     }
 
     pub fn line_count(&self) -> usize {
@@ -55,7 +58,10 @@ impl LineIndex {
         let line = self.line_of(offset);
         let start = self.line_start(line);
         let column = text[start..offset].chars().count();
-        Position { line: line as u32 + 1, column: column as u32 + 1 }
+        Position {
+            line: line as u32 + 1,
+            column: column as u32 + 1,
+        }
     }
 
     /// 0-based line and UTF-16 column of a byte offset (the LSP's encoding).
@@ -89,12 +95,18 @@ impl LineIndex {
 /// counting one deep keeps a tab-indented line nested, not top-level.
 pub fn indent_width(line: &str) -> usize {
     let body = line.trim_start_matches([' ', '\t']);
-    line[..line.len() - body.len()].chars().map(|c| if c == '\t' { 8 } else { 1 }).sum()
+    line[..line.len() - body.len()]
+        .chars()
+        .map(|c| if c == '\t' { 8 } else { 1 })
+        .sum()
 }
 
 /// tree-sitter's position of a byte offset: 0-based row, column in bytes.
 pub fn point_at(text: &str, offset: usize) -> tree_sitter::Point {
-    point_after(tree_sitter::Point { row: 0, column: 0 }, &text.as_bytes()[..offset.min(text.len())])
+    point_after(
+        tree_sitter::Point { row: 0, column: 0 },
+        &text.as_bytes()[..offset.min(text.len())],
+    )
 }
 
 /// tree-sitter's position just after `bytes`, which start at `from`.
@@ -104,7 +116,10 @@ pub fn point_after(from: tree_sitter::Point, bytes: &[u8]) -> tree_sitter::Point
             row: from.row + memchr_iter(b'\n', bytes).count(),
             column: bytes.len() - last - 1,
         },
-        None => tree_sitter::Point { row: from.row, column: from.column + bytes.len() },
+        None => tree_sitter::Point {
+            row: from.row,
+            column: from.column + bytes.len(),
+        },
     }
 }
 
@@ -116,7 +131,11 @@ pub fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
 }
 
 fn memchr_iter(needle: u8, haystack: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    haystack.iter().enumerate().filter(move |(_, b)| **b == needle).map(|(i, _)| i)
+    haystack
+        .iter()
+        .enumerate()
+        .filter(move |(_, b)| **b == needle)
+        .map(|(i, _)| i)
 }
 
 #[cfg(test)]
@@ -131,6 +150,9 @@ mod tests {
         assert_eq!(index.position(text, x), Position { line: 2, column: 5 });
         assert_eq!(index.utf16_position(text, x), (1, 5));
         assert_eq!(index.offset_of_utf16(text, 1, 5), x);
-        assert_eq!(index.position(text, text.len()), Position { line: 3, column: 1 });
+        assert_eq!(
+            index.position(text, text.len()),
+            Position { line: 3, column: 1 }
+        );
     }
 }

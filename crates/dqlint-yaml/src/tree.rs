@@ -130,7 +130,10 @@ impl Node {
 
     /// The pair whose key reads `key` (the last one, as PyYAML keeps it).
     pub fn pair(&self, key: &str) -> Option<&Pair> {
-        self.as_mapping()?.iter().rev().find(|p| p.key.as_str() == Some(key))
+        self.as_mapping()?
+            .iter()
+            .rev()
+            .find(|p| p.key.as_str() == Some(key))
     }
 
     pub fn get(&self, key: &str) -> Option<&Node> {
@@ -171,7 +174,11 @@ pub fn parse_tree_sitter_only(text: &str) -> YamlFile {
 
 fn parse_with(text: &str, fast: bool) -> YamlFile {
     let mut reader = DocumentReader::new(fast);
-    let mut file = YamlFile { documents: Vec::new(), errors: Vec::new(), comments: Vec::new() };
+    let mut file = YamlFile {
+        documents: Vec::new(),
+        errors: Vec::new(),
+        comments: Vec::new(),
+    };
     for span in document_spans(text) {
         let (read, _) = reader.read(text, span, &mut None);
         file.errors.extend(read.errors);
@@ -239,8 +246,17 @@ impl DocumentReader {
         // refused whichever reader would have read it.
         if self.fast && too_deep(&text[span.clone()]).is_none() {
             if let Some(read) = crate::block_reader::read_document(text, span.clone()) {
-                let document = Document { span, root: read.root, broken: false, duplicate_keys: read.duplicate_keys };
-                let read = DocumentParse { document, errors: Vec::new(), comments: read.comments };
+                let document = Document {
+                    span,
+                    root: read.root,
+                    broken: false,
+                    duplicate_keys: read.duplicate_keys,
+                };
+                let read = DocumentParse {
+                    document,
+                    errors: Vec::new(),
+                    comments: read.comments,
+                };
                 return (read, ReadBy::FastReader);
             }
         }
@@ -264,7 +280,9 @@ pub fn document_spans(text: &str) -> Vec<Range<usize>> {
     while line_start < bytes.len() {
         let rest = &bytes[line_start..];
         if rest.starts_with(b"---")
-            && rest.get(3).is_none_or(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            && rest
+                .get(3)
+                .is_none_or(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
             && line_start != 0
         {
             cuts.push(line_start);
@@ -288,8 +306,20 @@ fn parse_document(
     let mut errors = Vec::new();
     let mut comments = Vec::new();
     let unread = |span, errors, comments| {
-        let document = Document { span, root: None, broken: true, duplicate_keys: Vec::new() };
-        (DocumentParse { document, errors, comments }, ReadBy::Refused)
+        let document = Document {
+            span,
+            root: None,
+            broken: true,
+            duplicate_keys: Vec::new(),
+        };
+        (
+            DocumentParse {
+                document,
+                errors,
+                comments,
+            },
+            ReadBy::Refused,
+        )
     };
     let mut source = text[span.clone()].to_string();
     let lines = source.lines().count();
@@ -306,7 +336,10 @@ fn parse_document(
     }
 
     if let Some(message) = too_deep(&source) {
-        errors.push(SyntaxError { span: base..base, message });
+        errors.push(SyntaxError {
+            span: base..base,
+            message,
+        });
         return unread(span, errors, comments);
     }
     // How tree-sitter recovers from a syntax error depends on the tree it
@@ -315,9 +348,15 @@ fn parse_document(
     // history. So a broken document is parsed afresh, and keeps no tree to
     // start from next time (it most likely is still broken after the next
     // edit, and an incremental parse through errors is slow).
-    let mut by = if previous.is_some() { ReadBy::TreeSitterIncremental } else { ReadBy::TreeSitter };
+    let mut by = if previous.is_some() {
+        ReadBy::TreeSitterIncremental
+    } else {
+        ReadBy::TreeSitter
+    };
     let mut first = parser.parse(&source, previous.as_ref());
-    if by == ReadBy::TreeSitterIncremental && first.as_ref().is_none_or(|t| t.root_node().has_error()) {
+    if by == ReadBy::TreeSitterIncremental
+        && first.as_ref().is_none_or(|t| t.root_node().has_error())
+    {
         by = ReadBy::TreeSitter;
         first = parser.parse(&source, None);
     }
@@ -334,14 +373,19 @@ fn parse_document(
             break;
         }
         broken = true;
-        let Some((error_at, message)) = locate_error(&tree, &source) else { break };
+        let Some((error_at, message)) = locate_error(&tree, &source) else {
+            break;
+        };
         let line = line_bounds(&source, error_at);
         if reported_lines.contains(&line.start) {
             break;
         }
         reported_lines.push(line.start);
         let shown = trim_range(&source, line.clone());
-        errors.push(SyntaxError { span: base + shown.start..base + shown.end, message });
+        errors.push(SyntaxError {
+            span: base + shown.start..base + shown.end,
+            message,
+        });
         // Blank the line and the lines nested under it (they cannot belong
         // anywhere now), keeping offsets, and try again.
         let blanked = line.start..nested_block_end(&source, line);
@@ -349,12 +393,19 @@ fn parse_document(
         // in the original text (a multi-byte character becomes several).
         let blank: String = source[blanked.clone()]
             .chars()
-            .map(|c| if c == '\n' { "\n".to_string() } else { " ".repeat(c.len_utf8()) })
+            .map(|c| {
+                if c == '\n' {
+                    "\n".to_string()
+                } else {
+                    " ".repeat(c.len_utf8())
+                }
+            })
             .collect();
         // Same length, same line breaks: the blank is an edit that moves
         // nothing, and tree-sitter re-parses only around it.
         let start_position = crate::lines::point_at(&source, blanked.start);
-        let end_position = crate::lines::point_after(start_position, &source.as_bytes()[blanked.clone()]);
+        let end_position =
+            crate::lines::point_after(start_position, &source.as_bytes()[blanked.clone()]);
         tree.edit(&tree_sitter::InputEdit {
             start_byte: blanked.start,
             old_end_byte: blanked.end,
@@ -386,8 +437,20 @@ fn parse_document(
         broken = true;
     }
     errors.extend(alias_errors);
-    let document = Document { span, root, broken, duplicate_keys };
-    (DocumentParse { document, errors, comments }, by)
+    let document = Document {
+        span,
+        root,
+        broken,
+        duplicate_keys,
+    };
+    (
+        DocumentParse {
+            document,
+            errors,
+            comments,
+        },
+        by,
+    )
 }
 
 /// Nesting deeper than this is not configuration; the grammar's scanner
@@ -443,12 +506,18 @@ fn locate_error(tree: &tree_sitter::Tree, source: &str) -> Option<(usize, String
     let node = first_error(root)?;
     if node.is_missing() {
         let what = node.kind();
-        return Some((node.start_byte(), format!("YAML syntax error: missing `{what}`")));
+        return Some((
+            node.start_byte(),
+            format!("YAML syntax error: missing `{what}`"),
+        ));
     }
     // A root ERROR spanning the whole document: blame its last line with content.
     let at = if node.id() == root.id() {
         let mut cursor = node.walk();
-        let last = node.children(&mut cursor).filter(|c| c.kind() != "comment").last();
+        let last = node
+            .children(&mut cursor)
+            .filter(|c| c.kind() != "comment")
+            .last();
         last.map(|c| c.start_byte()).unwrap_or(node.start_byte())
     } else {
         node.start_byte()
@@ -480,7 +549,8 @@ fn describe_line(source: &str, at: usize) -> String {
     let line = line_bounds(source, at);
     let content = source[line.clone()].trim_end_matches(['\n', '\r']);
     let trimmed = content.trim_start_matches(' ');
-    if trimmed.starts_with('\t') || content.contains("\t") && content.trim_start().len() < trimmed.len()
+    if trimmed.starts_with('\t')
+        || content.contains("\t") && content.trim_start().len() < trimmed.len()
     {
         return "YAML syntax error: a tab is used for indentation; YAML allows only spaces"
             .to_string();
@@ -502,7 +572,9 @@ fn describe_line(source: &str, at: usize) -> String {
                 );
             }
         }
-        return format!("YAML syntax error: `{body}` is neither a `key: value` pair nor a list item");
+        return format!(
+            "YAML syntax error: `{body}` is neither a `key: value` pair nor a list item"
+        );
     }
     if body.ends_with(": -") || body == "-" && next.is_none() {
         return "YAML syntax error: a lone `-` cannot be a value here; quote it or start a list on \
@@ -555,7 +627,10 @@ fn nested_block_end(source: &str, line: Range<usize>) -> usize {
 fn line_bounds(source: &str, at: usize) -> Range<usize> {
     let at = crate::lines::floor_char_boundary(source, at.min(source.len()));
     let start = source[..at].rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let end = source[at..].find('\n').map(|i| at + i + 1).unwrap_or(source.len());
+    let end = source[at..]
+        .find('\n')
+        .map(|i| at + i + 1)
+        .unwrap_or(source.len());
     start..end
 }
 
@@ -601,7 +676,10 @@ impl Builder<'_> {
         if node.is_error() && children.iter().any(|c| c.kind() == "block_mapping_pair") {
             let pairs = self.mapping_pairs(&children);
             if found.is_none() {
-                *found = Some(Node { span: self.span(node), kind: NodeKind::Mapping(pairs) });
+                *found = Some(Node {
+                    span: self.span(node),
+                    kind: NodeKind::Mapping(pairs),
+                });
             }
             self.collect_comments(node);
             return;
@@ -662,7 +740,10 @@ impl Builder<'_> {
         if node.kind() != "block_node" && node.kind() != "flow_node" && content.is_none() {
             content = self.content(node);
         }
-        let content = content.unwrap_or(Node { span: self.span(node), kind: NodeKind::Null });
+        let content = content.unwrap_or(Node {
+            span: self.span(node),
+            kind: NodeKind::Null,
+        });
         if let Some(name) = anchor {
             self.anchors.insert(name, content.clone());
         }
@@ -682,18 +763,27 @@ impl Builder<'_> {
                              document (an alias bomb?); it was not expanded"
                         ),
                     });
-                    return Node { span, kind: NodeKind::Null };
+                    return Node {
+                        span,
+                        kind: NodeKind::Null,
+                    };
                 }
                 self.alias_budget -= size;
                 // The alias reads as the anchored value, located at the alias.
-                Node { span, kind: target.kind.clone() }
+                Node {
+                    span,
+                    kind: target.kind.clone(),
+                }
             }
             None => {
                 self.errors.push(SyntaxError {
                     span: span.clone(),
                     message: format!("YAML error: alias `*{name}` refers to no anchor before it"),
                 });
-                Node { span, kind: NodeKind::Null }
+                Node {
+                    span,
+                    kind: NodeKind::Null,
+                }
             }
         }
     }
@@ -727,7 +817,10 @@ impl Builder<'_> {
                         "flow_pair" => {
                             // `[a: 1]` is a list holding a one-pair mapping.
                             let pairs = self.mapping_pairs(&[child]);
-                            items.push(Node { span: self.span(child), kind: NodeKind::Mapping(pairs) });
+                            items.push(Node {
+                                span: self.span(child),
+                                kind: NodeKind::Mapping(pairs),
+                            });
                         }
                         "comment" => self.comments.push(self.span(child)),
                         _ => {}
@@ -760,18 +853,24 @@ impl Builder<'_> {
             match child.kind() {
                 "block_mapping_pair" | "flow_pair" => {
                     let key = child.child_by_field_name("key").and_then(|k| self.node(k));
-                    let value = child.child_by_field_name("value").and_then(|v| self.node(v));
+                    let value = child
+                        .child_by_field_name("value")
+                        .and_then(|v| self.node(v));
                     let colon_end = {
                         let mut cursor = child.walk();
                         let colon = child.children(&mut cursor).find(|c| c.kind() == ":");
-                        colon.map(|c| self.base + c.end_byte()).unwrap_or(self.span(*child).end)
+                        colon
+                            .map(|c| self.base + c.end_byte())
+                            .unwrap_or(self.span(*child).end)
                     };
                     let key = key.unwrap_or(Node {
                         span: self.span(*child).start..self.span(*child).start,
                         kind: NodeKind::Null,
                     });
-                    let value =
-                        value.unwrap_or(Node { span: colon_end..colon_end, kind: NodeKind::Null });
+                    let value = value.unwrap_or(Node {
+                        span: colon_end..colon_end,
+                        kind: NodeKind::Null,
+                    });
                     self.collect_pair_comments(*child);
                     if key.as_str() == Some("<<") {
                         merge_into(&mut pairs, &value);
@@ -794,7 +893,13 @@ impl Builder<'_> {
                 "flow_node" => {
                     if let Some(key) = self.node(*child) {
                         let end = key.span.end;
-                        pairs.push(Pair { key, value: Node { span: end..end, kind: NodeKind::Null } });
+                        pairs.push(Pair {
+                            key,
+                            value: Node {
+                                span: end..end,
+                                kind: NodeKind::Null,
+                            },
+                        });
                     }
                 }
                 "comment" => self.comments.push(self.span(*child)),
@@ -816,7 +921,10 @@ impl Builder<'_> {
 
     fn scalar(&mut self, node: tree_sitter::Node) -> Scalar {
         let raw = &self.text[node.byte_range()];
-        let line_start = self.text[..node.start_byte()].rfind('\n').map(|i| i + 1).unwrap_or(0);
+        let line_start = self.text[..node.start_byte()]
+            .rfind('\n')
+            .map(|i| i + 1)
+            .unwrap_or(0);
         let line = &self.text[line_start..node.start_byte()];
         let parent_indent = (line.len() - line.trim_start_matches(' ').len()) as u32;
         let (style, kind) = match node.kind() {
@@ -824,12 +932,24 @@ impl Builder<'_> {
             "double_quote_scalar" => (ScalarStyle::DoubleQuoted, ScalarKind::Str),
             "block_scalar" => {
                 let folded = raw.starts_with('>');
-                (if folded { ScalarStyle::Folded } else { ScalarStyle::Literal }, ScalarKind::Str)
+                (
+                    if folded {
+                        ScalarStyle::Folded
+                    } else {
+                        ScalarStyle::Literal
+                    },
+                    ScalarKind::Str,
+                )
             }
             _ => (ScalarStyle::Plain, plain_kind(raw)),
         };
         let value = scalar::decode_value(raw, style, parent_indent as usize);
-        Scalar { value, style, kind, parent_indent }
+        Scalar {
+            value,
+            style,
+            kind,
+            parent_indent,
+        }
     }
 }
 
@@ -855,7 +975,10 @@ fn merge_into(pairs: &mut Vec<Pair>, value: &Node) {
 fn node_count(node: &Node) -> usize {
     match &node.kind {
         NodeKind::Mapping(pairs) => {
-            1 + pairs.iter().map(|p| node_count(&p.key) + node_count(&p.value)).sum::<usize>()
+            1 + pairs
+                .iter()
+                .map(|p| node_count(&p.key) + node_count(&p.value))
+                .sum::<usize>()
         }
         NodeKind::Sequence(items) => 1 + items.iter().map(node_count).sum::<usize>(),
         _ => 1,
@@ -874,7 +997,11 @@ pub fn plain_kind(raw: &str) -> ScalarKind {
     // Only a digit, `.` or `_` can start a number (after a sign): most
     // scalars are names and stop here, without the allocations below.
     let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
-    if unsigned.bytes().next().is_some_and(|b| !b.is_ascii_digit() && b != b'.' && b != b'_') {
+    if unsigned
+        .bytes()
+        .next()
+        .is_some_and(|b| !b.is_ascii_digit() && b != b'.' && b != b'_')
+    {
         return ScalarKind::Str;
     }
     let digits = unsigned.replace('_', "");
@@ -936,14 +1063,18 @@ mod tests {
         let file = parse(text);
         assert_eq!(file.documents.len(), 3);
         assert_eq!(file.errors.len(), 1, "{:?}", file.errors);
-        assert!(file.errors[0].message.contains("missing `:` after `quarantine`"));
+        assert!(file.errors[0]
+            .message
+            .contains("missing `:` after `quarantine`"));
         assert_eq!(&text[file.errors[0].span.clone()], "quarantine");
         let last = file.documents[2].root.as_ref().unwrap();
         assert_eq!(last.get("pipeline").unwrap().as_str(), Some("next"));
         // The broken document still yields its other keys.
         let broken = file.documents[1].root.as_ref().unwrap();
         let actions = broken.get("actions").unwrap().as_sequence().unwrap();
-        assert!(actions.iter().any(|a| a.get("name").and_then(Node::as_str) == Some("z")));
+        assert!(actions
+            .iter()
+            .any(|a| a.get("name").and_then(Node::as_str) == Some("z")));
     }
 
     #[test]
@@ -962,7 +1093,16 @@ mod tests {
         let dups = &file.documents[0].duplicate_keys;
         assert_eq!(dups.len(), 1);
         assert_eq!(dups[0].key, "a");
-        assert_eq!(file.documents[0].root.as_ref().unwrap().get("a").unwrap().as_str(), Some("3"));
+        assert_eq!(
+            file.documents[0]
+                .root
+                .as_ref()
+                .unwrap()
+                .get("a")
+                .unwrap()
+                .as_str(),
+            Some("3")
+        );
     }
 
     #[test]
@@ -978,7 +1118,10 @@ mod tests {
     fn anchors_aliases_and_merge_keys() {
         let file = parse("base: &b\n  x: 1\ncopy: *b\nmerged:\n  <<: *b\n  y: 2\n");
         let root = file.documents[0].root.as_ref().unwrap();
-        assert_eq!(root.get("copy").unwrap().get("x").unwrap().as_str(), Some("1"));
+        assert_eq!(
+            root.get("copy").unwrap().get("x").unwrap().as_str(),
+            Some("1")
+        );
         assert_eq!(keys(root.get("merged").unwrap()), vec!["x", "y"]);
     }
 
@@ -1031,7 +1174,9 @@ mod tests {
 
     #[test]
     fn oversized_documents_get_one_clear_error() {
-        let text: String = (0..MAX_DOCUMENT_LINES + 1).map(|i| format!("k{i}: {i}\n")).collect();
+        let text: String = (0..MAX_DOCUMENT_LINES + 1)
+            .map(|i| format!("k{i}: {i}\n"))
+            .collect();
         let file = parse(&text);
         assert_eq!(file.errors.len(), 1);
         assert!(file.errors[0].message.contains("32768"));

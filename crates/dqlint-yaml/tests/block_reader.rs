@@ -9,13 +9,18 @@ use dqlint_yaml::tree::document_spans;
 use dqlint_yaml::{parse, parse_tree_sitter_only};
 
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
     entries.sort();
     for path in entries {
         if path.is_dir() {
             yaml_files(&path, out);
-        } else if path.extension().is_some_and(|x| x == "yaml" || x == "yml" || x == "json") {
+        } else if path
+            .extension()
+            .is_some_and(|x| x == "yaml" || x == "yml" || x == "json")
+        {
             out.push(path);
         }
     }
@@ -29,13 +34,20 @@ fn compare(name: &str, text: &str) -> (usize, usize) {
     for (a, b) in fast.documents.iter().zip(&reference.documents) {
         assert_eq!(a.span, b.span, "{name}");
         assert_eq!(a.root, b.root, "{name}: document at {:?}", a.span);
-        assert_eq!(a.duplicate_keys, b.duplicate_keys, "{name}: document at {:?}", a.span);
+        assert_eq!(
+            a.duplicate_keys, b.duplicate_keys,
+            "{name}: document at {:?}",
+            a.span
+        );
         assert_eq!(a.broken, b.broken, "{name}: document at {:?}", a.span);
     }
     assert_eq!(fast.errors, reference.errors, "{name}");
     assert_eq!(fast.comments, reference.comments, "{name}");
     let spans = document_spans(text);
-    let read = spans.iter().filter(|s| read_document(text, (*s).clone()).is_some()).count();
+    let read = spans
+        .iter()
+        .filter(|s| read_document(text, (*s).clone()).is_some())
+        .count();
     (spans.len(), read)
 }
 
@@ -44,7 +56,9 @@ fn compare_tree(dir: &Path) -> (usize, usize, usize) {
     yaml_files(dir, &mut files);
     let (mut docs, mut read) = (0, 0);
     for path in &files {
-        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
         let (d, r) = compare(&path.display().to_string(), &text);
         docs += d;
         read += r;
@@ -54,16 +68,23 @@ fn compare_tree(dir: &Path) -> (usize, usize, usize) {
 
 #[test]
 fn corpus_projects_read_the_same_both_ways() {
-    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/lhp-examples");
+    let corpus =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/lhp-examples");
     if !corpus.is_dir() {
-        eprintln!("note: corpus not found at {}; test skipped", corpus.display());
+        eprintln!(
+            "note: corpus not found at {}; test skipped",
+            corpus.display()
+        );
         return;
     }
     let (files, docs, read) = compare_tree(&corpus);
     eprintln!("corpus: {files} files, {docs} documents, {read} read by the fast reader");
     assert!(files > 2800);
     // The point of the reader: nearly every real document takes the fast path.
-    assert!(read * 100 >= docs * 95, "only {read} of {docs} documents were read fast");
+    assert!(
+        read * 100 >= docs * 95,
+        "only {read} of {docs} documents were read fast"
+    );
 }
 
 #[test]
@@ -85,7 +106,9 @@ fn fuzz_seeds_read_the_same_both_ways() {
     };
     let mut compared = 0;
     for entry in entries.filter_map(Result::ok) {
-        let Ok(text) = std::fs::read_to_string(entry.path()) else { continue };
+        let Ok(text) = std::fs::read_to_string(entry.path()) else {
+            continue;
+        };
         compare(&entry.path().display().to_string(), &text);
         compared += 1;
     }
@@ -99,8 +122,14 @@ fn edge_cases() {
     let cases: &[(&str, bool)] = &[
         ("a: 1\nb: two\n", true),
         ("a:\n  b: 1\n  c:\n    - x\n    - y\n", true),
-        ("actions:\n- name: x\n  type: load\n- name: y\nnext: 1\n", true),
-        ("# head\n\na: 1 # trailing   \n# middle\nb: 'q''s' # c\n\n# tail\n", true),
+        (
+            "actions:\n- name: x\n  type: load\n- name: y\nnext: 1\n",
+            true,
+        ),
+        (
+            "# head\n\na: 1 # trailing   \n# middle\nb: 'q''s' # c\n\n# tail\n",
+            true,
+        ),
         ("k: \"esc \\\" \\n \\u00e9\"\n", true),
         ("k: [a, 'b', \"c d\", 12]\ne: []\n", true),
         ("sql: |\n  SELECT *\n\n    FROM x\n\n\nnext: 1\n", true),
@@ -139,7 +168,9 @@ fn edge_cases() {
     for (text, fast) in cases {
         compare(&format!("{text:?}"), text);
         let spans = document_spans(text);
-        let all_read = spans.iter().all(|s| read_document(text, s.clone()).is_some());
+        let all_read = spans
+            .iter()
+            .all(|s| read_document(text, s.clone()).is_some());
         assert_eq!(all_read, *fast, "fast path taken for {text:?}");
     }
 }

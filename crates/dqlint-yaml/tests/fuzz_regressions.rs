@@ -8,8 +8,16 @@ mod edit_script;
 use dqlint_yaml::{parse, Node, NodeKind};
 
 fn check(text: &str, node: &Node) {
-    assert!(node.span.end <= text.len(), "span {:?} outside the text", node.span);
-    assert!(text.is_char_boundary(node.span.start) && text.is_char_boundary(node.span.end), "span {:?} splits a character", node.span);
+    assert!(
+        node.span.end <= text.len(),
+        "span {:?} outside the text",
+        node.span
+    );
+    assert!(
+        text.is_char_boundary(node.span.start) && text.is_char_boundary(node.span.end),
+        "span {:?} splits a character",
+        node.span
+    );
     match &node.kind {
         NodeKind::Mapping(pairs) => pairs.iter().for_each(|p| {
             check(text, &p.key);
@@ -32,7 +40,12 @@ fn check_text(text: &str) {
     let reference = dqlint_yaml::tree::parse_tree_sitter_only(text);
     assert_eq!(file.errors, reference.errors);
     assert_eq!(file.comments, reference.comments);
-    let roots = |f: &dqlint_yaml::YamlFile| f.documents.iter().map(|d| d.root.clone()).collect::<Vec<_>>();
+    let roots = |f: &dqlint_yaml::YamlFile| {
+        f.documents
+            .iter()
+            .map(|d| d.root.clone())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(roots(&file), roots(&reference));
 }
 

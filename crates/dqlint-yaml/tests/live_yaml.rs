@@ -17,13 +17,18 @@ use edit_script::{check_edit, random_edit, Edit, Rng, READERS};
 type Reference = fn(&str) -> YamlFile;
 
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
     entries.sort();
     for path in entries {
         if path.is_dir() {
             yaml_files(&path, out);
-        } else if path.extension().is_some_and(|x| x == "yaml" || x == "yml" || x == "json") {
+        } else if path
+            .extension()
+            .is_some_and(|x| x == "yaml" || x == "yml" || x == "json")
+        {
             out.push(path);
         }
     }
@@ -35,14 +40,21 @@ fn fixture_texts() -> Vec<(String, String)> {
     yaml_files(&root, &mut files);
     let texts: Vec<(String, String)> = files
         .iter()
-        .filter_map(|p| Some((p.strip_prefix(&root).ok()?.display().to_string(), std::fs::read_to_string(p).ok()?)))
+        .filter_map(|p| {
+            Some((
+                p.strip_prefix(&root).ok()?.display().to_string(),
+                std::fs::read_to_string(p).ok()?,
+            ))
+        })
         .collect();
     assert!(texts.len() > 400, "the fixtures are where they were");
     texts
 }
 
 fn fixture(rel: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(rel);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(rel);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -55,17 +67,31 @@ fn edit_randomly(name: &str, text: &str, paste: &str, seed: u64, count: usize) {
         assert_eq!(*live.yaml(), reference(text), "{name}: the first parse");
         for i in 0..count {
             let edit = random_edit(&mut rng, live.text(), paste);
-            check_edit(&mut live, &edit, reference, &format!("{name}, edit {i} (seed {seed})"));
+            check_edit(
+                &mut live,
+                &edit,
+                reference,
+                &format!("{name}, edit {i} (seed {seed})"),
+            );
         }
     }
 }
 
 /// Types `typed` one character at a time at `at`, the invariant checked
 /// after each keystroke; returns the buffer.
-fn type_in(mut live: LiveYaml, reference: Reference, at: usize, typed: &str, name: &str) -> LiveYaml {
+fn type_in(
+    mut live: LiveYaml,
+    reference: Reference,
+    at: usize,
+    typed: &str,
+    name: &str,
+) -> LiveYaml {
     let mut offset = at;
     for c in typed.chars() {
-        let edit = Edit { range: offset..offset, text: c.to_string() };
+        let edit = Edit {
+            range: offset..offset,
+            text: c.to_string(),
+        };
         check_edit(&mut live, &edit, reference, name);
         offset += c.len_utf8();
     }
@@ -97,9 +123,13 @@ fn long_edit_sequences() {
 
 #[test]
 fn corpus_files_survive_random_edits() {
-    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/lhp-examples");
+    let corpus =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/lhp-examples");
     if !corpus.is_dir() {
-        eprintln!("note: corpus not found at {}; test skipped", corpus.display());
+        eprintln!(
+            "note: corpus not found at {}; test skipped",
+            corpus.display()
+        );
         return;
     }
     let mut files = Vec::new();
@@ -107,20 +137,32 @@ fn corpus_files_survive_random_edits() {
     // A spread of the corpus: flowgroups, templates, presets, expectations.
     let step = (files.len() / 40).max(1);
     for (i, path) in files.iter().step_by(step).enumerate() {
-        let Ok(text) = std::fs::read_to_string(path) else { continue };
-        edit_randomly(&path.display().to_string(), &text, &text, 5000 + i as u64, 20);
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        edit_randomly(
+            &path.display().to_string(),
+            &text,
+            &text,
+            5000 + i as u64,
+            20,
+        );
     }
 }
 
 #[test]
 fn typing_a_flowgroup_character_by_character_then_deleting_it() {
-    let text = fixture("showcase/pipelines/silver/orders_silver.yaml") + "description: naïve € 😀\n";
+    let text =
+        fixture("showcase/pipelines/silver/orders_silver.yaml") + "description: naïve € 😀\n";
     for (new, reference) in READERS {
         let mut live = type_in(new(""), reference, 0, &text, "typing");
         assert_eq!(live.text(), text);
         while !live.text().is_empty() {
             let last = live.text().char_indices().last().map_or(0, |(i, _)| i);
-            let edit = Edit { range: last..live.text().len(), text: String::new() };
+            let edit = Edit {
+                range: last..live.text().len(),
+                text: String::new(),
+            };
             check_edit(&mut live, &edit, reference, "deleting");
         }
     }
@@ -145,10 +187,19 @@ fn syntax_errors_made_and_fixed() {
         let mut live = new(&text);
         for (range, broken) in &breakages {
             let before = live.text()[range.clone()].to_string();
-            let make = Edit { range: range.clone(), text: broken.to_string() };
+            let make = Edit {
+                range: range.clone(),
+                text: broken.to_string(),
+            };
             check_edit(&mut live, &make, reference, "breaking");
-            assert!(!live.yaml().errors.is_empty(), "{broken:?} at {range:?} is a syntax error");
-            let fix = Edit { range: range.start..range.start + broken.len(), text: before };
+            assert!(
+                !live.yaml().errors.is_empty(),
+                "{broken:?} at {range:?} is a syntax error"
+            );
+            let fix = Edit {
+                range: range.start..range.start + broken.len(),
+                text: before,
+            };
             check_edit(&mut live, &fix, reference, "fixing");
             assert_eq!(live.text(), text);
         }
@@ -163,19 +214,58 @@ fn line_breaks_converted_to_crlf_and_back_tabs_and_wide_characters() {
         // Every `\n` becomes `\r\n`, last first (offsets stay valid).
         let breaks: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
         for &at in breaks.iter().rev() {
-            check_edit(&mut live, &Edit { range: at..at, text: "\r".to_string() }, reference, "to CRLF");
+            check_edit(
+                &mut live,
+                &Edit {
+                    range: at..at,
+                    text: "\r".to_string(),
+                },
+                reference,
+                "to CRLF",
+            );
         }
         assert_eq!(live.text(), text.replace('\n', "\r\n"));
         // Tabs and multi-byte characters typed at line starts and ends.
-        for (i, insert) in ["\t", "é", "😀", "€", "\u{2028}", "\u{feff}"].iter().enumerate() {
-            let at = live.text().match_indices("\r\n").nth(i * 2).map_or(0, |(i, _)| i);
-            check_edit(&mut live, &Edit { range: at..at, text: insert.to_string() }, reference, "wide");
-            check_edit(&mut live, &Edit { range: 0..0, text: insert.to_string() }, reference, "wide at 0");
+        for (i, insert) in ["\t", "é", "😀", "€", "\u{2028}", "\u{feff}"]
+            .iter()
+            .enumerate()
+        {
+            let at = live
+                .text()
+                .match_indices("\r\n")
+                .nth(i * 2)
+                .map_or(0, |(i, _)| i);
+            check_edit(
+                &mut live,
+                &Edit {
+                    range: at..at,
+                    text: insert.to_string(),
+                },
+                reference,
+                "wide",
+            );
+            check_edit(
+                &mut live,
+                &Edit {
+                    range: 0..0,
+                    text: insert.to_string(),
+                },
+                reference,
+                "wide at 0",
+            );
         }
         // And back to `\n`: one replacement of the whole text.
         let back = live.text().replace("\r\n", "\n");
         let len = live.text().len();
-        check_edit(&mut live, &Edit { range: 0..len, text: back }, reference, "to LF");
+        check_edit(
+            &mut live,
+            &Edit {
+                range: 0..len,
+                text: back,
+            },
+            reference,
+            "to LF",
+        );
     }
 }
 
@@ -184,20 +274,46 @@ fn document_markers_typed_and_deleted_at_every_line() {
     let text = fixture("showcase/config/pipeline_config.yaml");
     for (new, reference) in READERS {
         let mut live = new(&text);
-        let starts: Vec<usize> =
-            std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).filter(|i| *i < text.len()).collect();
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .filter(|i| *i < text.len())
+            .collect();
         for &at in starts.iter().rev() {
             // `-`, `-`, `-`, ` `: the line becomes a marker, then content again.
             live = type_in(live, reference, at, "--- ", "marker");
-            check_edit(&mut live, &Edit { range: at..at + 4, text: String::new() }, reference, "unmarker");
+            check_edit(
+                &mut live,
+                &Edit {
+                    range: at..at + 4,
+                    text: String::new(),
+                },
+                reference,
+                "unmarker",
+            );
         }
         // Every marker deleted, then typed back.
         while let Some(at) = live.text().find("---") {
-            check_edit(&mut live, &Edit { range: at..at + 3, text: String::new() }, reference, "merge");
+            check_edit(
+                &mut live,
+                &Edit {
+                    range: at..at + 3,
+                    text: String::new(),
+                },
+                reference,
+                "merge",
+            );
         }
         assert_eq!(live.yaml().documents.len(), 1);
         let end = live.text().len();
-        check_edit(&mut live, &Edit { range: end..end, text: "---\n".to_string() }, reference, "empty last");
+        check_edit(
+            &mut live,
+            &Edit {
+                range: end..end,
+                text: "---\n".to_string(),
+            },
+            reference,
+            "empty last",
+        );
     }
 }
 
@@ -207,12 +323,44 @@ fn everything_deleted_then_a_whole_file_pasted() {
     let b = fixture("showcase/templates/bronze_quarantined.yaml");
     for (new, reference) in READERS {
         let mut live = new(&a);
-        check_edit(&mut live, &Edit { range: 0..a.len(), text: String::new() }, reference, "delete all");
+        check_edit(
+            &mut live,
+            &Edit {
+                range: 0..a.len(),
+                text: String::new(),
+            },
+            reference,
+            "delete all",
+        );
         assert!(live.yaml().documents.iter().all(|d| d.root.is_none()));
-        check_edit(&mut live, &Edit { range: 0..0, text: b.clone() }, reference, "paste");
-        check_edit(&mut live, &Edit { range: 0..b.len(), text: a.clone() }, reference, "paste over");
+        check_edit(
+            &mut live,
+            &Edit {
+                range: 0..0,
+                text: b.clone(),
+            },
+            reference,
+            "paste",
+        );
+        check_edit(
+            &mut live,
+            &Edit {
+                range: 0..b.len(),
+                text: a.clone(),
+            },
+            reference,
+            "paste over",
+        );
         let mid = a.find("actions:").unwrap();
-        check_edit(&mut live, &Edit { range: mid..mid, text: b.clone() }, reference, "paste inside");
+        check_edit(
+            &mut live,
+            &Edit {
+                range: mid..mid,
+                text: b.clone(),
+            },
+            reference,
+            "paste inside",
+        );
     }
 }
 
@@ -225,9 +373,19 @@ fn an_edit_reuses_unchanged_documents_and_the_previous_tree() {
     let mut live = LiveYaml::new_tree_sitter_only(&text);
     assert_eq!(live.stats().fresh_parses, 2);
     let at = text.find("customers_silver").unwrap();
-    live = type_in(live, parse_tree_sitter_only, at, "raw_", "typing in the second document");
+    live = type_in(
+        live,
+        parse_tree_sitter_only,
+        at,
+        "raw_",
+        "typing in the second document",
+    );
     let stats = live.stats();
-    assert_eq!((stats.edits, stats.incremental_parses, stats.fresh_parses), (4, 4, 2), "{stats:?}");
+    assert_eq!(
+        (stats.edits, stats.incremental_parses, stats.fresh_parses),
+        (4, 4, 2),
+        "{stats:?}"
+    );
     // The first document was never read again.
     assert_eq!(stats.reused_documents, 4);
 
@@ -238,7 +396,15 @@ fn an_edit_reuses_unchanged_documents_and_the_previous_tree() {
     let at = crlf.find("customers_silver").unwrap();
     live = type_in(live, parse, at, "raw_", "typing in a CRLF document");
     let stats = live.stats();
-    assert_eq!((stats.incremental_parses, stats.fresh_parses, stats.reused_documents), (4, 2, 4), "{stats:?}");
+    assert_eq!(
+        (
+            stats.incremental_parses,
+            stats.fresh_parses,
+            stats.reused_documents
+        ),
+        (4, 2, 4),
+        "{stats:?}"
+    );
 }
 
 /// tree-sitter recovers from a syntax error differently depending on the
@@ -262,7 +428,15 @@ fn a_broken_document_is_parsed_from_scratch_and_handed_back_to_the_fast_reader_o
     }
     assert_eq!(stats.fast_reads, 1, "{stats:?}");
     let colon = broken.find("readMode stream").unwrap() + "readMode".len();
-    check_edit(&mut live, &Edit { range: colon..colon, text: ":".to_string() }, parse, "fixing");
+    check_edit(
+        &mut live,
+        &Edit {
+            range: colon..colon,
+            text: ":".to_string(),
+        },
+        parse,
+        "fixing",
+    );
     assert_eq!(live.stats().fast_reads, 2);
 }
 
@@ -273,7 +447,10 @@ fn a_broken_document_is_parsed_from_scratch_and_handed_back_to_the_fast_reader_o
 #[test]
 fn error_recovery_does_not_depend_on_the_edit_history() {
     let text = "&order_id\namount >= 0:\n  action: drop\n  name: non_negative_amount\n  name: non_negative_amount\n";
-    let typo = Edit { range: 84..94, text: ":\n  action: drop\n  name: non_negativ".to_string() };
+    let typo = Edit {
+        range: 84..94,
+        text: ":\n  action: drop\n  name: non_negativ".to_string(),
+    };
     for (new, reference) in READERS {
         check_edit(&mut new(text), &typo, reference, "recovery");
     }

@@ -367,11 +367,44 @@ fn never_panics_on_arbitrary_input() {
 #[test]
 fn the_verbatim_shortcut_agrees_with_the_decoder() {
     let raws = [
-        "", " ", "a", "  a b  ", "\ta\t", "a\tb", "é ü", "a #b", "x: y", "'", "''", "'a'", "'a''b'", "'a'b'", "'a",
-        "\"", "\"\"", "\"a\"", "\"a\\nb\"", "\"a\"b\"", "\"a", "a\nb", "a\r\nb", "'a\n  b'", "\"a \\\"q\\\" b\"",
-        "${catalog}.${schema}.t", "{{ name }}", "-5", "1.5e3", "~", "'  padded  '", "\"  padded  \"",
+        "",
+        " ",
+        "a",
+        "  a b  ",
+        "\ta\t",
+        "a\tb",
+        "é ü",
+        "a #b",
+        "x: y",
+        "'",
+        "''",
+        "'a'",
+        "'a''b'",
+        "'a'b'",
+        "'a",
+        "\"",
+        "\"\"",
+        "\"a\"",
+        "\"a\\nb\"",
+        "\"a\"b\"",
+        "\"a",
+        "a\nb",
+        "a\r\nb",
+        "'a\n  b'",
+        "\"a \\\"q\\\" b\"",
+        "${catalog}.${schema}.t",
+        "{{ name }}",
+        "-5",
+        "1.5e3",
+        "~",
+        "'  padded  '",
+        "\"  padded  \"",
     ];
-    let styles = [ScalarStyle::Plain, ScalarStyle::SingleQuoted, ScalarStyle::DoubleQuoted];
+    let styles = [
+        ScalarStyle::Plain,
+        ScalarStyle::SingleQuoted,
+        ScalarStyle::DoubleQuoted,
+    ];
     for raw in raws {
         for style in styles {
             assert_eq!(

@@ -61,7 +61,10 @@ impl RunCache {
         key.write(MAGIC);
         key.write_u32(FORMAT);
         key.write(env!("CARGO_PKG_VERSION").as_bytes());
-        if let Some(meta) = std::env::current_exe().ok().and_then(|p| std::fs::metadata(p).ok()) {
+        if let Some(meta) = std::env::current_exe()
+            .ok()
+            .and_then(|p| std::fs::metadata(p).ok())
+        {
             key.write_u64(meta.len());
             if let Ok(modified) = meta.modified() {
                 key.write(format!("{modified:?}").as_bytes());
@@ -84,7 +87,12 @@ impl RunCache {
         let key = key.finish();
         let dir = root.join(CACHE_DIR);
         let entry = dir.join(format!("run-{key:016x}.bin"));
-        RunCache { dir, entry, key, listing: listing_hash(root) }
+        RunCache {
+            dir,
+            entry,
+            key,
+            listing: listing_hash(root),
+        }
     }
 
     /// The stored report, if every input is unchanged.
@@ -94,8 +102,14 @@ impl RunCache {
         if entry.key != self.key || entry.listing != self.listing {
             return None;
         }
-        let unchanged = entry.files.par_iter().all(|(path, hash)| file_hash(Path::new(path)) == Some(*hash));
-        unchanged.then_some(Replay { output: entry.output, failed: entry.failed })
+        let unchanged = entry
+            .files
+            .par_iter()
+            .all(|(path, hash)| file_hash(Path::new(path)) == Some(*hash));
+        unchanged.then_some(Replay {
+            output: entry.output,
+            failed: entry.failed,
+        })
     }
 
     /// Stores the report of a run over `project`. Best effort: a read-only
@@ -121,11 +135,20 @@ impl RunCache {
                         return None;
                     }
                 }
-                Some((file.path.to_string_lossy().into_owned(), bytes.as_deref().map_or(0, content_hash)))
+                Some((
+                    file.path.to_string_lossy().into_owned(),
+                    bytes.as_deref().map_or(0, content_hash),
+                ))
             })
             .collect();
         let Some(files) = files else { return };
-        let entry = Entry { key: self.key, listing: self.listing, files, failed, output: output.to_vec() };
+        let entry = Entry {
+            key: self.key,
+            listing: self.listing,
+            files,
+            failed,
+            output: output.to_vec(),
+        };
         let _ = self.write(&entry.encode());
     }
 
@@ -144,8 +167,13 @@ impl RunCache {
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let temp = path.with_file_name(format!(".{name}.{}.{nanos}.{n}.tmp", std::process::id()));
     let result = (|| {
         let mut file = std::fs::File::create(&temp)?;
@@ -183,11 +211,19 @@ fn listing_hash(root: &Path) -> u64 {
         .follow_links(true)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !UNWATCHED.contains(&e.file_name().to_string_lossy().as_ref()));
+        .filter_entry(|e| {
+            e.depth() == 0 || !UNWATCHED.contains(&e.file_name().to_string_lossy().as_ref())
+        });
     for entry in walker {
         match entry {
             Ok(e) => {
-                h.write(e.path().strip_prefix(root).unwrap_or(e.path()).as_os_str().as_encoded_bytes());
+                h.write(
+                    e.path()
+                        .strip_prefix(root)
+                        .unwrap_or(e.path())
+                        .as_os_str()
+                        .as_encoded_bytes(),
+                );
                 h.write_u8(if e.file_type().is_dir() { b'd' } else { b'f' });
             }
             Err(e) => h.write(e.to_string().as_bytes()),
@@ -251,7 +287,13 @@ impl Entry {
         let failed = r.take(1)?[0] != 0;
         let len = r.u64()? as usize;
         let output = r.take(len)?.to_vec();
-        (r.at == body.len()).then_some(Entry { key, listing, files, failed, output })
+        (r.at == body.len()).then_some(Entry {
+            key,
+            listing,
+            files,
+            failed,
+            output,
+        })
     }
 }
 

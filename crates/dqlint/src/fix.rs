@@ -456,7 +456,10 @@ mod tests {
         std::fs::write(&target, "old\n").unwrap();
         std::os::unix::fs::symlink(&target, &link).unwrap();
         write_atomically(&link, "new\n").unwrap();
-        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "new\n");
     }
 }

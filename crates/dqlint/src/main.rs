@@ -11,7 +11,11 @@ use dqlint_linter::{lint_configured, Config, Selection, Severity, RULES};
 use dqlint_project::{find_root, Project};
 
 #[derive(Parser)]
-#[command(name = "dqlint", version, about = "Linter for Lakehouse Plumber data-quality configs")]
+#[command(
+    name = "dqlint",
+    version,
+    about = "Linter for Lakehouse Plumber data-quality configs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -42,10 +46,12 @@ enum Command {
 }
 
 #[derive(clap::Args)]
-#[command(after_help = "Configuration: dqlint.toml at the project root (or --config FILE): select, ignore, envs, ddl, \
+#[command(
+    after_help = "Configuration: dqlint.toml at the project root (or --config FILE): select, ignore, envs, ddl, \
 [severity], [[overrides]]. Command-line flags win over it.\n\
 Suppressions: `# dqlint: ignore[DQ207] reason` (YAML) or `-- dqlint: ignore[DQ402] reason` (SQL) at the end of \
-the line or on the line before; `dqlint: ignore-file[DQ402]` in a file's leading comments.")]
+the line or on the line before; `dqlint: ignore-file[DQ402]` in a file's leading comments."
+)]
 struct LintArgs {
     paths: Vec<PathBuf>,
     /// Environment to resolve tokens for (repeatable); default: every substitutions/*.yaml.
@@ -119,7 +125,12 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Rule { generate_docs: true, check, root, .. } => generate_docs_command(check, root),
+        Command::Rule {
+            generate_docs: true,
+            check,
+            root,
+            ..
+        } => generate_docs_command(check, root),
         Command::Rule { code, .. } => rule_command(code.as_deref()),
         Command::Server => dqlint_lsp::run_stdio(),
         Command::Lint(args) => match lint_command(args) {
@@ -147,7 +158,14 @@ fn rule_command(code: Option<&str>) -> ExitCode {
         },
         None => {
             for rule in RULES {
-                let _ = writeln!(out, "{:<7} {:<42} {:<8} {}", rule.code, rule.name, rule.severity.as_str(), rule.summary());
+                let _ = writeln!(
+                    out,
+                    "{:<7} {:<42} {:<8} {}",
+                    rule.code,
+                    rule.name,
+                    rule.severity.as_str(),
+                    rule.summary()
+                );
             }
             ExitCode::SUCCESS
         }
@@ -158,20 +176,34 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
     for pattern in args.select.iter().chain(&args.ignore) {
         let p = pattern.trim();
         let known = RULES.iter().any(|r| {
-            r.code.eq_ignore_ascii_case(p) || r.name == p || r.code.to_ascii_uppercase().starts_with(&p.to_ascii_uppercase())
+            r.code.eq_ignore_ascii_case(p)
+                || r.name == p
+                || r.code
+                    .to_ascii_uppercase()
+                    .starts_with(&p.to_ascii_uppercase())
         });
         if !known || p.is_empty() {
-            return Err(format!("`{p}` matches no rule code, prefix or name (see `dqlint rule`)"));
+            return Err(format!(
+                "`{p}` matches no rule code, prefix or name (see `dqlint rule`)"
+            ));
         }
     }
-    let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
     let mut roots: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
     for path in &paths {
         if !path.exists() {
             return Err(format!("{}: no such file or folder", path.display()));
         }
-        let root = find_root(path)
-            .ok_or_else(|| format!("{}: not inside an LHP project (no lhp.yaml in it or any parent folder)", path.display()))?;
+        let root = find_root(path).ok_or_else(|| {
+            format!(
+                "{}: not inside an LHP project (no lhp.yaml in it or any parent folder)",
+                path.display()
+            )
+        })?;
         let abs = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
         match roots.iter_mut().find(|(r, _)| *r == root) {
             Some((_, scopes)) => scopes.push(abs),
@@ -180,16 +212,29 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
     }
     let one_document = matches!(args.format, Format::Json | Format::Sarif);
     if roots.len() > 1 && one_document && !args.statistics && !args.diff {
-        return Err("--format json and sarif report one project; the paths given span several LHP projects".into());
+        return Err(
+            "--format json and sarif report one project; the paths given span several LHP projects"
+                .into(),
+        );
     }
     if args.unsafe_fixes && !(args.fix || args.diff) {
         return Err("--unsafe-fixes applies with --fix or --diff".into());
     }
-    let fix_mode = (args.fix || args.diff).then_some(if args.unsafe_fixes { FixMode::IncludeUnsafe } else { FixMode::SafeOnly });
-    let selection = Selection { select: args.select.clone(), ignore: args.ignore.clone() };
-    let color = !args.no_color && std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
+    let fix_mode = (args.fix || args.diff).then_some(if args.unsafe_fixes {
+        FixMode::IncludeUnsafe
+    } else {
+        FixMode::SafeOnly
+    });
+    let selection = Selection {
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+    };
+    let color =
+        !args.no_color && std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
     // CI services resolve report paths against the checkout: the working directory.
-    let base = std::env::current_dir().and_then(std::fs::canonicalize).unwrap_or_default();
+    let base = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .unwrap_or_default();
     let mut failed = false;
     for (root, scopes) in roots {
         let config = Config::discover(&root, args.config.as_deref()).map_err(|e| e.to_string())?;
@@ -200,7 +245,10 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
             .then(|| run_cache(&root, &scopes, color, config.path.as_deref(), &base));
         if let Some(replay) = run_cache.as_ref().and_then(cache::RunCache::lookup) {
             failed |= replay.failed;
-            std::io::stdout().lock().write_all(&replay.output).map_err(|e| format!("cannot write the report: {e}"))?;
+            std::io::stdout()
+                .lock()
+                .write_all(&replay.output)
+                .map_err(|e| format!("cannot write the report: {e}"))?;
             dqlint_project::timings::phase_done("report replayed from the cache");
             continue;
         }
@@ -231,11 +279,15 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
             }
         };
         dqlint_project::timings::phase_done("lint");
-        let root_failed =
-            diagnostics.iter().any(|d| d.severity == Severity::Error || (args.strict && d.severity == Severity::Warning));
+        let root_failed = diagnostics.iter().any(|d| {
+            d.severity == Severity::Error || (args.strict && d.severity == Severity::Warning)
+        });
         failed |= root_failed;
         let mut buffer: Vec<u8> = Vec::new();
-        let report = output::Report { project: &project, diagnostics: &diagnostics };
+        let report = output::Report {
+            project: &project,
+            diagnostics: &diagnostics,
+        };
         let written = if args.statistics {
             report.statistics(&mut buffer)
         } else {
@@ -248,7 +300,10 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
             }
         };
         written.map_err(|e| format!("cannot write the report: {e}"))?;
-        std::io::stdout().lock().write_all(&buffer).map_err(|e| format!("cannot write the report: {e}"))?;
+        std::io::stdout()
+            .lock()
+            .write_all(&buffer)
+            .map_err(|e| format!("cannot write the report: {e}"))?;
         dqlint_project::timings::phase_done("report");
         if let Some(run_cache) = run_cache {
             run_cache.store(&project, &buffer, root_failed);
@@ -257,13 +312,21 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
         // the process is about to exit and the OS takes the memory back.
         std::mem::forget(project);
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// `dqlint rule --generate-docs [--check]`: the rule pages and README table.
 fn generate_docs_command(check: bool, root: Option<PathBuf>) -> ExitCode {
     let root = root.unwrap_or_else(rule_docs::source_root);
-    let result = if check { rule_docs::stale(&root) } else { rule_docs::generate(&root) };
+    let result = if check {
+        rule_docs::stale(&root)
+    } else {
+        rule_docs::generate(&root)
+    };
     match result {
         Ok(lines) if check && !lines.is_empty() => {
             for line in lines {
@@ -289,12 +352,21 @@ fn generate_docs_command(check: bool, root: Option<PathBuf>) -> ExitCode {
 /// resolved root and reported paths (relative paths depend on the working
 /// folder, which SARIF and GitHub paths are relative to), colour and the
 /// configuration file all shape the report.
-fn run_cache(root: &Path, scopes: &[PathBuf], color: bool, config: Option<&Path>, cwd: &Path) -> cache::RunCache {
-    let args: Vec<u8> = std::env::args_os().skip(1).flat_map(|a| {
-        let mut bytes = a.as_encoded_bytes().to_vec();
-        bytes.push(0);
-        bytes
-    }).collect();
+fn run_cache(
+    root: &Path,
+    scopes: &[PathBuf],
+    color: bool,
+    config: Option<&Path>,
+    cwd: &Path,
+) -> cache::RunCache {
+    let args: Vec<u8> = std::env::args_os()
+        .skip(1)
+        .flat_map(|a| {
+            let mut bytes = a.as_encoded_bytes().to_vec();
+            bytes.push(0);
+            bytes
+        })
+        .collect();
     let places: Vec<u8> = [root, cwd]
         .into_iter()
         .chain(scopes.iter().map(PathBuf::as_path))
@@ -310,5 +382,7 @@ fn run_cache(root: &Path, scopes: &[PathBuf], color: bool, config: Option<&Path>
 /// A PATH inside the project lints it all but reports only what lies under PATH.
 fn in_scope(project: &Project, scopes: &[PathBuf], at: &dqlint_linter::Location) -> bool {
     let path: &Path = &project.file(at.file).path;
-    scopes.iter().any(|s| *s == project.root || path.starts_with(s))
+    scopes
+        .iter()
+        .any(|s| *s == project.root || path.starts_with(s))
 }

@@ -25,7 +25,8 @@ pub fn source_root() -> PathBuf {
 }
 
 /// Said under every page: the examples leave some files out.
-const EXAMPLES_NOTE: &str = "---\nThe examples are small projects that dqlint's tests lint: the bad one \
+const EXAMPLES_NOTE: &str =
+    "---\nThe examples are small projects that dqlint's tests lint: the bad one \
 raises exactly this rule, the good one (the bad project with the files shown changed) nothing. \
 Files they leave out are implied: `lhp.yaml`, and for a quarantine action a correct DLQ inbox and \
 outbox DDL.";

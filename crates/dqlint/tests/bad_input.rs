@@ -202,7 +202,9 @@ fn empty_and_comment_only_flowgroup_files() {
             "{rel} is valid (empty) YAML: {found:#?}"
         );
         assert!(
-            in_file(&project, &found, rel).iter().any(|d| d.rule.code == "DQ002"),
+            in_file(&project, &found, rel)
+                .iter()
+                .any(|d| d.rule.code == "DQ002"),
             "{rel} holds no flowgroup, which LHP rejects (CFG-005): {found:#?}"
         );
     }
@@ -628,7 +630,9 @@ fn findings_of_two_actions(broken_block: &str) -> Vec<(&'static str, u32)> {
 /// it), but not those of the neighbouring action in the same document.
 #[test]
 fn syntax_error_hides_follow_on_findings_of_its_block_only() {
-    let found = findings_of_two_actions("    quarantine\n      dlq_table: main.ops.dlq\n      source_table: main.bronze.orders\n");
+    let found = findings_of_two_actions(
+        "    quarantine\n      dlq_table: main.ops.dlq\n      source_table: main.bronze.orders\n",
+    );
     assert_eq!(found, vec![("DQ001", 11), ("DQ105", 19)]);
 }
 
@@ -661,8 +665,14 @@ fn file_of_50_megabytes() {
     let found = cli_findings(&report, "DQ001", "pipelines/bronze/huge.yaml");
     assert_eq!(found.len(), 1, "{report:#}");
     let message = found[0]["message"].as_str().unwrap();
-    assert!(message.contains("50 MB") && message.contains("16 MB"), "{message}");
-    assert_eq!(cli_findings(&report, "DQ105", "pipelines/bronze/orders.yaml").len(), 1);
+    assert!(
+        message.contains("50 MB") && message.contains("16 MB"),
+        "{message}"
+    );
+    assert_eq!(
+        cli_findings(&report, "DQ105", "pipelines/bronze/orders.yaml").len(),
+        1
+    );
 }
 
 /// LF and CRLF mixed in one file (a file edited on two systems): positions
@@ -672,10 +682,19 @@ fn mixed_line_endings() {
     let text: String = GOOD_NEIGHBOUR
         .split_inclusive('\n')
         .enumerate()
-        .map(|(i, line)| if i % 2 == 0 { line.replace('\n', "\r\n") } else { line.to_string() })
+        .map(|(i, line)| {
+            if i % 2 == 0 {
+                line.replace('\n', "\r\n")
+            } else {
+                line.to_string()
+            }
+        })
         .collect();
     let crlf = text.matches("\r\n").count();
-    assert!(crlf > 0 && crlf < text.matches('\n').count(), "both kinds of line end");
+    assert!(
+        crlf > 0 && crlf < text.matches('\n').count(),
+        "both kinds of line end"
+    );
     let dir = project(&[
         ("pipelines/bronze/orders.yaml", text.as_bytes()),
         ("expectations/orders.yaml", EXPECTATIONS.as_bytes()),
@@ -697,7 +716,10 @@ fn file_deleted_while_linting() {
     let dir = project(&[
         ("pipelines/bronze/orders.yaml", GOOD_NEIGHBOUR.as_bytes()),
         ("expectations/orders.yaml", EXPECTATIONS.as_bytes()),
-        ("pipelines/bronze/gone_target.yaml", b"pipeline: bronze\nflowgroup: gone\n"),
+        (
+            "pipelines/bronze/gone_target.yaml",
+            b"pipeline: bronze\nflowgroup: gone\n",
+        ),
     ]);
     std::os::unix::fs::symlink(
         dir.path().join("pipelines/bronze/gone_target.yaml"),
@@ -712,11 +734,17 @@ fn file_deleted_while_linting() {
     let report = lint_cli(dir.path());
     let gone = report["diagnostics"].as_array().unwrap().iter().any(|d| {
         d["code"] == "DQ001"
-            && (d["message"].as_str().unwrap_or_default().contains("gone.yaml")
+            && (d["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("gone.yaml")
                 || d["file"] == "pipelines/bronze/gone.yaml")
     });
     assert!(gone, "{report:#}");
-    assert_eq!(cli_findings(&report, "DQ105", "pipelines/bronze/orders.yaml").len(), 1);
+    assert_eq!(
+        cli_findings(&report, "DQ105", "pipelines/bronze/orders.yaml").len(),
+        1
+    );
 }
 
 /// A file without read permission: one DQ001, the rest linted. Root reads
@@ -728,7 +756,10 @@ fn unreadable_permissions() {
     let dir = project(&[
         ("pipelines/bronze/orders.yaml", GOOD_NEIGHBOUR.as_bytes()),
         ("expectations/orders.yaml", EXPECTATIONS.as_bytes()),
-        ("pipelines/bronze/locked.yaml", b"pipeline: bronze\nflowgroup: locked\nactions: []\n"),
+        (
+            "pipelines/bronze/locked.yaml",
+            b"pipeline: bronze\nflowgroup: locked\nactions: []\n",
+        ),
     ]);
     let locked = dir.path().join("pipelines/bronze/locked.yaml");
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
@@ -740,9 +771,18 @@ fn unreadable_permissions() {
         assert!(dq001.is_empty(), "{report:#}");
     } else {
         assert_eq!(dq001.len(), 1, "{report:#}");
-        assert!(dq001[0]["message"].as_str().unwrap().contains("cannot read"), "{report:#}");
+        assert!(
+            dq001[0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("cannot read"),
+            "{report:#}"
+        );
     }
-    assert_eq!(cli_findings(&report, "DQ105", "pipelines/bronze/orders.yaml").len(), 1);
+    assert_eq!(
+        cli_findings(&report, "DQ105", "pipelines/bronze/orders.yaml").len(),
+        1
+    );
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o644)).unwrap();
 }
 
@@ -756,8 +796,15 @@ fn named_pipe_under_pipelines_does_not_hang() {
         ("expectations/orders.yaml", EXPECTATIONS.as_bytes()),
     ]);
     let fifo = dir.path().join("pipelines/bronze/pipe.yaml");
-    let status = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    let status = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
     assert!(status.success());
     let report = lint_cli(dir.path());
-    assert_eq!(cli_findings(&report, "DQ105", "pipelines/bronze/orders.yaml").len(), 1, "{report:#}");
+    assert_eq!(
+        cli_findings(&report, "DQ105", "pipelines/bronze/orders.yaml").len(),
+        1,
+        "{report:#}"
+    );
 }

@@ -48,7 +48,12 @@ fn replayed(output: &Output) -> bool {
 
 fn entries(root: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(root.join(".dqlint_cache"))
-        .map(|d| d.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "bin")).collect())
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "bin"))
+                .collect()
+        })
         .unwrap_or_default();
     out.sort();
     out
@@ -56,7 +61,10 @@ fn entries(root: &Path) -> Vec<PathBuf> {
 
 /// The same stdout and exit status.
 fn assert_same(a: &Output, b: &Output) {
-    assert_eq!(String::from_utf8_lossy(&a.stdout), String::from_utf8_lossy(&b.stdout));
+    assert_eq!(
+        String::from_utf8_lossy(&a.stdout),
+        String::from_utf8_lossy(&b.stdout)
+    );
     assert_eq!(a.status.code(), b.status.code());
 }
 
@@ -68,7 +76,11 @@ fn a_replayed_report_is_byte_identical_in_every_format() {
         let first = run(&root, &["--format", format]);
         let second = run(&root, &["--format", format]);
         assert!(!replayed(&first), "nothing to replay on the first run");
-        assert!(replayed(&second), "the second run replays: {}", String::from_utf8_lossy(&second.stderr));
+        assert!(
+            replayed(&second),
+            "the second run replays: {}",
+            String::from_utf8_lossy(&second.stderr)
+        );
         assert_eq!(fresh.status.code(), Some(1), "the showcase has errors");
         assert_same(&fresh, &first);
         assert_same(&fresh, &second);
@@ -77,7 +89,10 @@ fn a_replayed_report_is_byte_identical_in_every_format() {
     let statistics = run(&root, &["--statistics"]);
     assert!(!replayed(&statistics));
     assert_same(&statistics, &run(&root, &["--statistics", "--no-cache"]));
-    assert_eq!(std::fs::read_to_string(root.join(".dqlint_cache/.gitignore")).unwrap(), "*\n");
+    assert_eq!(
+        std::fs::read_to_string(root.join(".dqlint_cache/.gitignore")).unwrap(),
+        "*\n"
+    );
 }
 
 #[test]
@@ -96,12 +111,20 @@ fn an_edited_added_or_removed_file_is_seen() {
     let before = run(&root, &["--format", "json"]);
 
     // Edit: a new finding appears (an unknown key on a flowgroup).
-    let flowgroup = std::fs::read_dir(root.join("pipelines/bronze")).unwrap().next().unwrap().unwrap().path();
+    let flowgroup = std::fs::read_dir(root.join("pipelines/bronze"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let text = std::fs::read_to_string(&flowgroup).unwrap();
     std::fs::write(&flowgroup, format!("{text}\n")).unwrap();
     let same_meaning = run(&root, &["--format", "json"]);
     assert!(!replayed(&same_meaning), "a changed byte is a changed file");
-    assert_same(&same_meaning, &run(&root, &["--format", "json", "--no-cache"]));
+    assert_same(
+        &same_meaning,
+        &run(&root, &["--format", "json", "--no-cache"]),
+    );
 
     let edited = text.replacen("pipeline:", "pipelinez: x\npipeline:", 1);
     std::fs::write(&flowgroup, &edited).unwrap();
@@ -112,7 +135,11 @@ fn an_edited_added_or_removed_file_is_seen() {
 
     // Added: an SQL file anywhere in the project joins the DDL catalog.
     run(&root, &["--format", "json"]);
-    std::fs::write(root.join("extra.sql"), "CREATE TABLE IF NOT EXISTS a.b.c (id INT);\n").unwrap();
+    std::fs::write(
+        root.join("extra.sql"),
+        "CREATE TABLE IF NOT EXISTS a.b.c (id INT);\n",
+    )
+    .unwrap();
     let added = run(&root, &["--format", "json"]);
     assert!(!replayed(&added), "a new file changes the project listing");
     assert_same(&added, &run(&root, &["--format", "json", "--no-cache"]));
@@ -153,7 +180,11 @@ fn damaged_entries_are_ignored_and_replaced() {
         let out = run(&root, &["--format", "json"]);
         assert!(!replayed(&out), "a damaged entry is not replayed");
         assert_same(&fresh, &out);
-        assert_eq!(std::fs::read(&entry).unwrap(), good, "the entry is written again");
+        assert_eq!(
+            std::fs::read(&entry).unwrap(),
+            good,
+            "the entry is written again"
+        );
     }
 }
 
@@ -184,7 +215,10 @@ fn concurrent_runs_leave_a_valid_cache() {
         .filter_map(Result::ok)
         .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
         .collect();
-    assert!(leftovers.is_empty(), "no temporary files left: {leftovers:?}");
+    assert!(
+        leftovers.is_empty(),
+        "no temporary files left: {leftovers:?}"
+    );
 }
 
 #[test]
@@ -194,11 +228,23 @@ fn the_cache_stays_inside_the_project_and_out_of_the_walk() {
     // walk read it.
     let first = run(&root, &["--format", "json", "--no-cache"]);
     run(&root, &["--format", "json"]);
-    std::fs::write(root.join(".dqlint_cache/stray.sql"), "CREATE TABLE x.y.z (a INT);\n").unwrap();
+    std::fs::write(
+        root.join(".dqlint_cache/stray.sql"),
+        "CREATE TABLE x.y.z (a INT);\n",
+    )
+    .unwrap();
     let second = run(&root, &["--format", "json", "--no-cache"]);
     assert_same(&first, &second);
-    let outside: Vec<_> = std::fs::read_dir(dir.path()).unwrap().filter_map(Result::ok).map(|e| e.file_name()).collect();
-    assert_eq!(outside, vec![std::ffi::OsString::from("showcase")], "nothing written next to the project");
+    let outside: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(
+        outside,
+        vec![std::ffi::OsString::from("showcase")],
+        "nothing written next to the project"
+    );
     // Linting a sub-folder caches at the project root, not in the folder.
     run(&root, &["--format", "json"]);
     let sub = root.join("pipelines");
@@ -217,7 +263,10 @@ fn a_project_where_the_cache_cannot_be_written_still_lints() {
         assert!(!replayed(&out));
         assert_same(&fresh, &out);
     }
-    assert_eq!(std::fs::read_to_string(root.join(".dqlint_cache")).unwrap(), "in the way");
+    assert_eq!(
+        std::fs::read_to_string(root.join(".dqlint_cache")).unwrap(),
+        "in the way"
+    );
 }
 
 #[test]
@@ -228,14 +277,20 @@ fn fix_and_diff_runs_never_replay() {
     assert!(!replayed(&first), "a --diff run stores nothing");
     let diff = run(&root, &["--diff"]);
     assert!(!replayed(&diff));
-    assert_ne!(diff.stdout, first.stdout, "--diff prints the diff, not the report");
+    assert_ne!(
+        diff.stdout, first.stdout,
+        "--diff prints the diff, not the report"
+    );
 }
 
 /// Coloured output goes straight to the terminal: such runs must neither
 /// store nor replay a report (it would lack the findings).
 #[test]
 fn coloured_terminal_runs_are_not_cached() {
-    let has_script = Command::new("script").arg("--version").output().is_ok_and(|o| o.status.success());
+    let has_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !has_script {
         eprintln!("skipping: no `script` command to give dqlint a terminal");
         return;
@@ -253,6 +308,13 @@ fn coloured_terminal_runs_are_not_cached() {
     };
     let first = on_terminal();
     let second = on_terminal();
-    assert!(first.contains("DQ207") && second.contains("DQ207"), "{second}");
-    assert!(entries(&root).is_empty(), "nothing stored: {:?}", entries(&root));
+    assert!(
+        first.contains("DQ207") && second.contains("DQ207"),
+        "{second}"
+    );
+    assert!(
+        entries(&root).is_empty(),
+        "nothing stored: {:?}",
+        entries(&root)
+    );
 }

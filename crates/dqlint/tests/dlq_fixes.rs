@@ -9,7 +9,10 @@ use dqlint_linter::{lint, Diagnostic, Edit, Selection, Severity};
 use dqlint_project::{LoadOptions, Project};
 
 fn fixture(code: &str, kind: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/rules").join(code).join(kind)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/rules")
+        .join(code)
+        .join(kind)
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -39,12 +42,16 @@ fn apply(project: &Project, dir: &Path, edits: &[Edit]) {
         by_file
             .entry(project.file(e.file).rel.clone())
             .or_default()
-            .push(TextEdit { span: e.span.clone(), new_text: e.new_text.clone() });
+            .push(TextEdit {
+                span: e.span.clone(),
+                new_text: e.new_text.clone(),
+            });
     }
     for (rel, edits) in by_file {
         let path = dir.join(&rel);
         let text = std::fs::read_to_string(&path).unwrap();
-        let fixed = fixed_text(Syntax::of(&path), &text, &edits).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let fixed =
+            fixed_text(Syntax::of(&path), &text, &edits).unwrap_or_else(|e| panic!("{rel}: {e}"));
         std::fs::write(&path, fixed).unwrap();
     }
 }
@@ -60,19 +67,32 @@ fn each_dlq_fix_clears_its_finding() {
         for d in own {
             let Some(fix) = &d.fix else {
                 // Only DQ408's extra-column warning has no fix.
-                assert!(code == "DQ408" && d.severity == Severity::Warning, "{code}: no fix for `{}`", d.message);
+                assert!(
+                    code == "DQ408" && d.severity == Severity::Warning,
+                    "{code}: no fix for `{}`",
+                    d.message
+                );
                 continue;
             };
             let tmp = tempfile::tempdir().unwrap();
             copy_dir(&bad, tmp.path());
             apply(&project, tmp.path(), &fix.edits);
             let (_, after) = lint_dir(tmp.path());
-            let still: Vec<&Diagnostic> =
-                after.iter().filter(|a| a.rule.code == code && a.message == d.message).collect();
-            assert!(still.is_empty(), "{code}: fix `{}` did not clear `{}`", fix.description, d.message);
+            let still: Vec<&Diagnostic> = after
+                .iter()
+                .filter(|a| a.rule.code == code && a.message == d.message)
+                .collect();
+            assert!(
+                still.is_empty(),
+                "{code}: fix `{}` did not clear `{}`",
+                fix.description,
+                d.message
+            );
             // The edited DDL still parses: no new DQ402/DQ403 appeared.
             assert!(
-                !after.iter().any(|a| a.rule.code == "DQ402" || (a.rule.code == "DQ403" && code != "DQ403")),
+                !after
+                    .iter()
+                    .any(|a| a.rule.code == "DQ402" || (a.rule.code == "DQ403" && code != "DQ403")),
                 "{code}: fix `{}` broke the DDL",
                 fix.description
             );
@@ -87,7 +107,11 @@ fn write_project(dir: &Path, actions: &[(&str, &str)], sql: &str) {
     std::fs::create_dir_all(dir.join("pipelines")).unwrap();
     std::fs::create_dir_all(dir.join("expectations")).unwrap();
     std::fs::create_dir_all(dir.join("sql")).unwrap();
-    std::fs::write(dir.join("expectations/q.yaml"), "id IS NOT NULL:\n  action: drop\n  name: valid_id\n").unwrap();
+    std::fs::write(
+        dir.join("expectations/q.yaml"),
+        "id IS NOT NULL:\n  action: drop\n  name: valid_id\n",
+    )
+    .unwrap();
     for (name, source_table) in actions {
         std::fs::write(
             dir.join(format!("pipelines/{name}.yaml")),
@@ -105,7 +129,14 @@ fn dlq_findings(dir: &Path) -> Vec<(String, Severity, String, usize)> {
     found
         .iter()
         .filter(|d| d.rule.code.starts_with("DQ4"))
-        .map(|d| (d.rule.code.to_string(), d.severity, d.message.clone(), d.related.len()))
+        .map(|d| {
+            (
+                d.rule.code.to_string(),
+                d.severity,
+                d.message.clone(),
+                d.related.len(),
+            )
+        })
         .collect()
 }
 
@@ -117,9 +148,22 @@ fn shared_dlq_makes_dq406_and_dq407_errors_with_related_actions() {
         dqlint_sql_inbox_without_dv_and_cluster(),
         "CREATE TABLE main.ops.dlq_outbox (_dlq_sk STRING NOT NULL, _dlq_source_table STRING NOT NULL, _row_data VARIANT NOT NULL, _dlq_recycled_at TIMESTAMP NOT NULL) CLUSTER BY (_dlq_source_table) TBLPROPERTIES ('delta.enableRowTracking' = 'true', 'delta.enableDeletionVectors' = 'true');\n"
     );
-    write_project(tmp.path(), &[("orders", "main.bronze.orders"), ("returns", "main.bronze.returns")], &sql);
+    write_project(
+        tmp.path(),
+        &[
+            ("orders", "main.bronze.orders"),
+            ("returns", "main.bronze.returns"),
+        ],
+        &sql,
+    );
     let found = dlq_findings(tmp.path());
-    let of = |code: &str| found.iter().filter(|f| f.0 == code).cloned().collect::<Vec<_>>();
+    let of = |code: &str| {
+        found
+            .iter()
+            .filter(|f| f.0 == code)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
     assert_eq!(of("DQ406").len(), 1, "{found:?}");
     assert_eq!(of("DQ407").len(), 1, "{found:?}");
     for f in of("DQ406").iter().chain(of("DQ407").iter()) {
@@ -127,14 +171,30 @@ fn shared_dlq_makes_dq406_and_dq407_errors_with_related_actions() {
         assert_eq!(f.3, 2, "related should name both sharing actions: {f:?}");
         assert!(f.2.contains("shared by 2"), "{f:?}");
     }
-    assert!(of("DQ404").is_empty() && of("DQ405").is_empty() && of("DQ408").is_empty(), "{found:?}");
+    assert!(
+        of("DQ404").is_empty() && of("DQ405").is_empty() && of("DQ408").is_empty(),
+        "{found:?}"
+    );
 
     // Alone, the same DDL gives warnings.
     let tmp = tempfile::tempdir().unwrap();
     write_project(tmp.path(), &[("orders", "main.bronze.orders")], &sql);
     let found = dlq_findings(tmp.path());
-    assert!(found.iter().filter(|f| f.0 == "DQ406" || f.0 == "DQ407").all(|f| f.1 == Severity::Warning), "{found:?}");
-    assert_eq!(found.iter().filter(|f| f.0 == "DQ406" || f.0 == "DQ407").count(), 2, "{found:?}");
+    assert!(
+        found
+            .iter()
+            .filter(|f| f.0 == "DQ406" || f.0 == "DQ407")
+            .all(|f| f.1 == Severity::Warning),
+        "{found:?}"
+    );
+    assert_eq!(
+        found
+            .iter()
+            .filter(|f| f.0 == "DQ406" || f.0 == "DQ407")
+            .count(),
+        2,
+        "{found:?}"
+    );
 }
 
 fn dqlint_sql_inbox_without_dv_and_cluster() -> &'static str {
@@ -166,7 +226,10 @@ fn alters_apply_in_file_order_after_the_create() {
     let codes: Vec<&str> = found.iter().map(|f| f.0.as_str()).collect();
     assert!(codes.contains(&"DQ403"), "{found:?}");
     assert!(codes.contains(&"DQ405"), "{found:?}");
-    assert!(codes.contains(&"DQ406"), "ALTER before CREATE must not count: {found:?}");
+    assert!(
+        codes.contains(&"DQ406"),
+        "ALTER before CREATE must not count: {found:?}"
+    );
     assert!(!codes.contains(&"DQ407"), "{found:?}");
     assert!(!codes.contains(&"DQ404"), "{found:?}");
     // The UNSET decides row tracking: no fix in the CREATE is offered.
@@ -185,13 +248,32 @@ fn dq408_fixes_repair_the_columns() {
     let own: Vec<&Diagnostic> = found.iter().filter(|d| d.rule.code == "DQ408").collect();
     let messages: Vec<&str> = own.iter().map(|d| d.message.as_str()).collect();
     assert_eq!(own.len(), 4, "{messages:#?}");
-    assert_eq!(own.iter().filter(|d| d.severity == Severity::Warning).count(), 1, "{messages:#?}");
-    let edits: Vec<Edit> = own.iter().filter_map(|d| d.fix.as_ref()).flat_map(|f| f.edits.clone()).collect();
+    assert_eq!(
+        own.iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .count(),
+        1,
+        "{messages:#?}"
+    );
+    let edits: Vec<Edit> = own
+        .iter()
+        .filter_map(|d| d.fix.as_ref())
+        .flat_map(|f| f.edits.clone())
+        .collect();
     assert_eq!(edits.len(), 3, "{messages:#?}");
     apply(&project, dir, &edits);
     let (_, after) = lint_dir(dir);
-    let left: Vec<&str> = after.iter().filter(|d| d.rule.code.starts_with("DQ4")).map(|d| d.message.as_str()).collect();
-    assert_eq!(left.len(), 1, "{left:#?}\n{}", std::fs::read_to_string(dir.join("sql/dlq.sql")).unwrap());
+    let left: Vec<&str> = after
+        .iter()
+        .filter(|d| d.rule.code.starts_with("DQ4"))
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        left.len(),
+        1,
+        "{left:#?}\n{}",
+        std::fs::read_to_string(dir.join("sql/dlq.sql")).unwrap()
+    );
     assert!(left[0].contains("_extra"), "{left:#?}");
 }
 
@@ -201,7 +283,10 @@ fn dq408_fixes_repair_the_columns() {
 #[test]
 fn dq402_fix_appends_the_contract_ddl() {
     let (_, found) = lint_dir(&fixture("DQ402", "bad"));
-    let d = found.iter().find(|d| d.rule.code == "DQ402").expect("a DQ402");
+    let d = found
+        .iter()
+        .find(|d| d.rule.code == "DQ402")
+        .expect("a DQ402");
     assert!(d.fix.is_none(), "no .sql file, no fix: {d:#?}");
 
     let dir = tempfile::tempdir().unwrap();
@@ -209,17 +294,32 @@ fn dq402_fix_appends_the_contract_ddl() {
     std::fs::create_dir_all(dir.path().join("sql")).unwrap();
     std::fs::write(dir.path().join("sql/ops.sql"), "-- Operational tables.\n").unwrap();
     let (project, found) = lint_dir(dir.path());
-    let d = found.iter().find(|d| d.rule.code == "DQ402").expect("a DQ402");
+    let d = found
+        .iter()
+        .find(|d| d.rule.code == "DQ402")
+        .expect("a DQ402");
     let fix = d.fix.as_ref().expect("a fix now that a .sql file exists");
     assert_eq!(fix.applicability, dqlint_linter::Applicability::Unsafe);
     apply(&project, dir.path(), &fix.edits);
     let text = std::fs::read_to_string(dir.path().join("sql/ops.sql")).unwrap();
-    assert!(text.starts_with("-- Operational tables.\n\nCREATE TABLE IF NOT EXISTS ${catalog}.ops.dlq ("), "{text}");
+    assert!(
+        text.starts_with(
+            "-- Operational tables.\n\nCREATE TABLE IF NOT EXISTS ${catalog}.ops.dlq ("
+        ),
+        "{text}"
+    );
     let (project, found) = lint_dir(dir.path());
     let left: Vec<String> = found
         .iter()
         .filter(|d| d.rule.code.starts_with("DQ4"))
-        .map(|d| format!("{} {}: {}", project.file(d.primary.file).rel, d.rule.code, d.message))
+        .map(|d| {
+            format!(
+                "{} {}: {}",
+                project.file(d.primary.file).rel,
+                d.rule.code,
+                d.message
+            )
+        })
         .collect();
     assert!(left.is_empty(), "{left:#?}");
 }

@@ -19,7 +19,11 @@ fn run(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> (Vec<u8>, Option<i3
         .envs(env.iter().copied())
         .output()
         .expect("the dqlint binary runs");
-    assert!(!output.stdout.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        !output.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     (output.stdout, output.status.code())
 }
 
@@ -32,7 +36,11 @@ fn assert_equivalent(root: &Path, extra: &[&str], writable: bool) {
     let one_thread = run(root, &args, &[("RAYON_NUM_THREADS", "1")]);
     assert!(one_thread == base, "{}: one thread differs", root.display());
     let four_threads = run(root, &args, &[("RAYON_NUM_THREADS", "4")]);
-    assert!(four_threads == base, "{}: four threads differ", root.display());
+    assert!(
+        four_threads == base,
+        "{}: four threads differ",
+        root.display()
+    );
     let tree_sitter = run(root, &args, &[("DQLINT_NO_FAST_YAML", "1")]);
     if tree_sitter != base {
         panic!(
@@ -45,18 +53,31 @@ fn assert_equivalent(root: &Path, extra: &[&str], writable: bool) {
     if writable {
         let stored = run(root, extra, &[]);
         let replayed = run(root, extra, &[]);
-        assert!(stored == base, "{}: a run that fills the cache differs", root.display());
-        assert!(replayed == base, "{}: a replayed run differs", root.display());
+        assert!(
+            stored == base,
+            "{}: a run that fills the cache differs",
+            root.display()
+        );
+        assert!(
+            replayed == base,
+            "{}: a replayed run differs",
+            root.display()
+        );
         assert!(root.join(".dqlint_cache").is_dir());
     }
 }
 
 fn corpus(name: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/lhp-examples").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/lhp-examples")
+        .join(name);
     if path.join("lhp.yaml").is_file() {
         Some(path)
     } else {
-        eprintln!("note: corpus project {} not found; test skipped", path.display());
+        eprintln!(
+            "note: corpus project {} not found; test skipped",
+            path.display()
+        );
         None
     }
 }
@@ -79,7 +100,9 @@ fn copy_tree(from: &Path, to: &Path) {
 
 #[test]
 fn performance_testing_corpus() {
-    let Some(root) = corpus("performance_testing") else { return };
+    let Some(root) = corpus("performance_testing") else {
+        return;
+    };
     assert_equivalent(&root, &["--env", "dev"], false);
     // And with the cache, on a writable copy.
     let dir = tempfile::tempdir().unwrap();
@@ -109,7 +132,10 @@ fn showcase_and_rule_fixtures() {
 #[test]
 fn generated_project_with_planted_findings() {
     let dir = tempfile::tempdir().unwrap();
-    let plan = dqlint_bench::Plan { flowgroups: 450, plant_every: Some(4) };
+    let plan = dqlint_bench::Plan {
+        flowgroups: 450,
+        plant_every: Some(4),
+    };
     let summary = dqlint_bench::generate(&plan, dir.path()).unwrap();
     assert!(!summary.planted.is_empty());
     let (report, code) = run(dir.path(), &["--no-cache"], &[]);

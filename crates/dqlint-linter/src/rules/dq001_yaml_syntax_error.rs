@@ -65,17 +65,36 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ001");
     for file in &ctx.project.files {
         if let Some(reason) = &file.read_error {
-            let what = if file.kind == FileKind::Sql { "SQL file" } else { "file" };
-            out.push(Diagnostic::at(me, file.id, 0..0, format!("this {what} was not linted: {reason}")));
+            let what = if file.kind == FileKind::Sql {
+                "SQL file"
+            } else {
+                "file"
+            };
+            out.push(Diagnostic::at(
+                me,
+                file.id,
+                0..0,
+                format!("this {what} was not linted: {reason}"),
+            ));
             continue;
         }
         for error in file.yaml.iter().flat_map(|y| y.errors.iter()) {
-            out.push(Diagnostic::at(me, file.id, error.span.clone(), error.message.clone()));
+            out.push(Diagnostic::at(
+                me,
+                file.id,
+                error.span.clone(),
+                error.message.clone(),
+            ));
         }
     }
     if let Some(lhp) = ctx.project.project_config() {
         for (path, reason) in &ctx.project.walk_errors {
-            out.push(Diagnostic::at(me, lhp.id, 0..0, format!("{}: {reason}", path.display())));
+            out.push(Diagnostic::at(
+                me,
+                lhp.id,
+                0..0,
+                format!("{}: {reason}", path.display()),
+            ));
         }
     }
 }

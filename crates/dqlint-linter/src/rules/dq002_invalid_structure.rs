@@ -54,7 +54,11 @@ use crate::registry::rule;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ002");
-    for p in ctx.project.all_problems().filter(|p| p.kind == ProblemKind::Structure) {
+    for p in ctx
+        .project
+        .all_problems()
+        .filter(|p| p.kind == ProblemKind::Structure)
+    {
         out.push(Diagnostic::new(me, &p.origin, p.message.clone()));
     }
     for (_, action) in ctx.dq_actions() {

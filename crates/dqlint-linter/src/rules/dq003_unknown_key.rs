@@ -75,18 +75,43 @@ use crate::text::did_you_mean;
 /// Keys a data_quality action uses (LHP's `Action` model fields that the
 /// data_quality validator and generator read, plus the common ones).
 pub const DQ_ACTION_KEYS: &[&str] = &[
-    "name", "type", "transform_type", "source", "target", "description", "readMode",
-    "expectations_file", "mode", "quarantine", "operational_metadata", "depends_on",
+    "name",
+    "type",
+    "transform_type",
+    "source",
+    "target",
+    "description",
+    "readMode",
+    "expectations_file",
+    "mode",
+    "quarantine",
+    "operational_metadata",
+    "depends_on",
 ];
 pub const QUARANTINE_KEYS: &[&str] = &["dlq_table", "source_table"];
 pub const FLOWGROUP_KEYS: &[&str] = &[
-    "pipeline", "flowgroup", "job_name", "variables", "presets", "use_template",
-    "template_parameters", "actions", "operational_metadata", "flowgroups", "description",
+    "pipeline",
+    "flowgroup",
+    "job_name",
+    "variables",
+    "presets",
+    "use_template",
+    "template_parameters",
+    "actions",
+    "operational_metadata",
+    "flowgroups",
+    "description",
 ];
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     for (_, action) in ctx.dq_actions() {
-        report_unknown(ctx, out, &action.value, DQ_ACTION_KEYS, "a data_quality action");
+        report_unknown(
+            ctx,
+            out,
+            &action.value,
+            DQ_ACTION_KEYS,
+            "a data_quality action",
+        );
         if let Some(q) = action.get("quarantine") {
             report_unknown(ctx, out, q, QUARANTINE_KEYS, "a `quarantine` block");
         }
@@ -98,8 +123,13 @@ pub fn check(ctx: &Context, out: &mut Findings) {
 
 fn report_unknown(ctx: &Context, out: &mut Findings, value: &Value, known: &[&str], place: &str) {
     let me = rule("DQ003");
-    let Some(entries) = value.as_map() else { return };
-    for Entry { key, key_origin, .. } in entries {
+    let Some(entries) = value.as_map() else {
+        return;
+    };
+    for Entry {
+        key, key_origin, ..
+    } in entries
+    {
         if known.contains(&key.as_str()) {
             continue;
         }
@@ -114,7 +144,11 @@ fn report_unknown(ctx: &Context, out: &mut Findings, value: &Value, known: &[&st
                 diagnostic = diagnostic.fix(Fix {
                     applicability: Applicability::Unsafe,
                     description: format!("rename `{key}` to `{s}`"),
-                    edits: vec![Edit { file: key_origin.file, span: key_origin.span.clone(), new_text: s.to_string() }],
+                    edits: vec![Edit {
+                        file: key_origin.file,
+                        span: key_origin.span.clone(),
+                        new_text: s.to_string(),
+                    }],
                 });
             }
         } else {

@@ -91,7 +91,11 @@ const KINDS: [ProblemKind; 4] = [
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ004");
-    for p in ctx.project.all_problems().filter(|p| KINDS.contains(&p.kind)) {
+    for p in ctx
+        .project
+        .all_problems()
+        .filter(|p| KINDS.contains(&p.kind))
+    {
         out.push(Diagnostic::new(me, &p.origin, p.message.clone()));
     }
 }

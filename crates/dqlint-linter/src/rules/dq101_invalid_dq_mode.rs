@@ -77,18 +77,31 @@ use crate::text::{did_you_mean, requote};
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ101");
     for (_, action) in ctx.dq_actions() {
-        let Some(mode) = action.get("mode").filter(|m| !m.is_null()) else { continue };
+        let Some(mode) = action.get("mode").filter(|m| !m.is_null()) else {
+            continue;
+        };
         let text = mode.as_str().unwrap_or_default();
         if text == "dqe" || text == "quarantine" {
             continue;
         }
-        let shown = mode.as_str().map(|s| format!("`{s}`")).unwrap_or_else(|| mode.type_name().to_string());
-        let mut d = Diagnostic::new(me, &mode.origin, format!("`mode` is {shown}; it must be `dqe` or `quarantine`"));
+        let shown = mode
+            .as_str()
+            .map(|s| format!("`{s}`"))
+            .unwrap_or_else(|| mode.type_name().to_string());
+        let mut d = Diagnostic::new(
+            me,
+            &mode.origin,
+            format!("`mode` is {shown}; it must be `dqe` or `quarantine`"),
+        );
         if let Some(s) = did_you_mean(&text.to_ascii_lowercase(), &["dqe", "quarantine"]) {
             d = d.fix(Fix {
                 applicability: Applicability::Unsafe,
                 description: format!("set `mode: {s}`"),
-                edits: vec![Edit { file: mode.origin.file, span: mode.origin.span.clone(), new_text: requote(ctx.project, &mode.origin, s) }],
+                edits: vec![Edit {
+                    file: mode.origin.file,
+                    span: mode.origin.span.clone(),
+                    new_text: requote(ctx.project, &mode.origin, s),
+                }],
             });
         }
         out.push(d);

@@ -78,9 +78,17 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             continue;
         }
         let at = key_origin(&action.value, "quarantine").unwrap_or_else(|| action.anchor());
-        let why = if action.get("mode").is_some_and(|m| !m.is_null()) { "is `dqe`" } else { "is not set (default `dqe`)" };
-        out.push(Diagnostic::new(me, &at, format!(
-            "a `quarantine` block is only allowed with `mode: quarantine`, but `mode` {why}"
-        )));
+        let why = if action.get("mode").is_some_and(|m| !m.is_null()) {
+            "is `dqe`"
+        } else {
+            "is not set (default `dqe`)"
+        };
+        out.push(Diagnostic::new(
+            me,
+            &at,
+            format!(
+                "a `quarantine` block is only allowed with `mode: quarantine`, but `mode` {why}"
+            ),
+        ));
     }
 }

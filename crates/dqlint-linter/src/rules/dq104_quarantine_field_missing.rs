@@ -75,16 +75,25 @@ use crate::registry::rule;
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ104");
     for (_, action) in ctx.quarantine_actions() {
-        let Some(block) = action.get("quarantine").filter(|q| q.as_map().is_some()) else { continue };
+        let Some(block) = action.get("quarantine").filter(|q| q.as_map().is_some()) else {
+            continue;
+        };
         for field in ["dlq_table", "source_table"] {
             match block.get(field) {
                 Some(v) if v.is_truthy() => {}
-                Some(v) => out.push(Diagnostic::new(me, &v.origin, format!("`quarantine.{field}` is empty"))),
+                Some(v) => out.push(Diagnostic::new(
+                    me,
+                    &v.origin,
+                    format!("`quarantine.{field}` is empty"),
+                )),
                 None => {
-                    let at = key_origin(&action.value, "quarantine").unwrap_or_else(|| action.anchor());
-                    out.push(Diagnostic::new(me, &at, format!(
-                        "`quarantine` has no `{field}`: LHP crashes on this (LHP-GEN-902)"
-                    )));
+                    let at =
+                        key_origin(&action.value, "quarantine").unwrap_or_else(|| action.anchor());
+                    out.push(Diagnostic::new(
+                        me,
+                        &at,
+                        format!("`quarantine` has no `{field}`: LHP crashes on this (LHP-GEN-902)"),
+                    ));
                 }
             }
         }

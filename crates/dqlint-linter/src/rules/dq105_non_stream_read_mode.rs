@@ -77,11 +77,16 @@ use crate::text::requote;
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ105");
     for (_, action) in ctx.dq_actions() {
-        let Some(mode) = action.get("readMode").filter(|m| !m.is_null()) else { continue };
+        let Some(mode) = action.get("readMode").filter(|m| !m.is_null()) else {
+            continue;
+        };
         if mode.as_str() == Some("stream") {
             continue;
         }
-        let shown = mode.as_str().map(|s| format!("`{s}`")).unwrap_or_else(|| mode.type_name().to_string());
+        let shown = mode
+            .as_str()
+            .map(|s| format!("`{s}`"))
+            .unwrap_or_else(|| mode.type_name().to_string());
         out.push(
             Diagnostic::new(me, &mode.origin, format!(
                 "`readMode` is {shown}; data_quality actions only stream (`lhp generate` fails with LHP-VAL-068)"

@@ -73,8 +73,12 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ107");
     let root = &ctx.project.root;
     for (_, action) in ctx.dq_actions() {
-        let Some(value) = action.get("expectations_file") else { continue };
-        let Some(raw) = value.as_str().filter(|s| !s.is_empty()) else { continue };
+        let Some(value) = action.get("expectations_file") else {
+            continue;
+        };
+        let Some(raw) = value.as_str().filter(|s| !s.is_empty()) else {
+            continue;
+        };
         let tokenized = raw.contains('{');
         for env in &ctx.envs {
             let resolved = env.resolve(raw);
@@ -90,7 +94,9 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     let mut d = Diagnostic::new(me, &value.origin, format!(
                         "expectations file `{rel}` not found; `{real}` exists but differs in letter case (paths are case-sensitive on Databricks)"
                     ));
-                    if !tokenized && crate::text::source_text(ctx.project, &value.origin).contains(raw) {
+                    if !tokenized
+                        && crate::text::source_text(ctx.project, &value.origin).contains(raw)
+                    {
                         let raw_text = crate::text::source_text(ctx.project, &value.origin);
                         d = d.fix(Fix {
                             applicability: Applicability::Safe,
@@ -104,9 +110,13 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     }
                     d
                 }
-                None => Diagnostic::new(me, &value.origin, format!(
+                None => Diagnostic::new(
+                    me,
+                    &value.origin,
+                    format!(
                     "expectations file `{rel}` not found (paths are relative to the project root)"
-                )),
+                ),
+                ),
             };
             if tokenized {
                 d = d.env(&env.name);

@@ -74,27 +74,56 @@ use crate::registry::rule;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ109");
-    for file in ctx.project.files.iter().filter(|f| f.kind == FileKind::Preset) {
-        let Some(root) = file.first_document() else { continue };
-        let Some(defaults) = root.get("defaults") else { continue };
+    for file in ctx
+        .project
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::Preset)
+    {
+        let Some(root) = file.first_document() else {
+            continue;
+        };
+        let Some(defaults) = root.get("defaults") else {
+            continue;
+        };
         let preset = root.get_str("name").unwrap_or("?").to_string();
         let users: Vec<_> = ctx
             .project
             .flowgroups
             .iter()
-            .filter_map(|fg| fg.presets.iter().find(|(n, _)| *n == preset).map(|(_, site)| (fg, site)))
+            .filter_map(|fg| {
+                fg.presets
+                    .iter()
+                    .find(|(n, _)| *n == preset)
+                    .map(|(_, site)| (fg, site))
+            })
             .take(5)
             .collect();
         let mut report = |at: &dqlint_project::Origin, message: String| {
             let mut d = Diagnostic::new(me, at, message);
             for (fg, site) in &users {
-                d = d.related(site, format!("preset used by flowgroup `{}`", fg.name.as_deref().unwrap_or("?")));
+                d = d.related(
+                    site,
+                    format!(
+                        "preset used by flowgroup `{}`",
+                        fg.name.as_deref().unwrap_or("?")
+                    ),
+                );
             }
             out.push(d);
         };
-        if let Some(entry) = defaults.get("transform_actions").and_then(|t| t.entry("data_quality")) {
+        if let Some(entry) = defaults
+            .get("transform_actions")
+            .and_then(|t| t.entry("data_quality"))
+        {
             if entry.value.as_map().is_some_and(|m| !m.is_empty()) {
-                let keys: Vec<String> = entry.value.as_map().unwrap().iter().map(|e| format!("`{}`", e.key)).collect();
+                let keys: Vec<String> = entry
+                    .value
+                    .as_map()
+                    .unwrap()
+                    .iter()
+                    .map(|e| format!("`{}`", e.key))
+                    .collect();
                 report(&entry.key_origin, format!(
                     "preset `{preset}` sets data_quality {} under `transform_actions`, but LHP never applies transform presets (E18/E39)",
                     keys.join(", ")
@@ -103,9 +132,12 @@ pub fn check(ctx: &Context, out: &mut Findings) {
         }
         if let Some(entry) = defaults.entry("defaults") {
             if entry.value.as_map().is_some_and(|m| !m.is_empty()) {
-                report(&entry.key_origin, format!(
-                    "preset `{preset}` has a nested `defaults` block; LHP never applies it"
-                ));
+                report(
+                    &entry.key_origin,
+                    format!(
+                        "preset `{preset}` has a nested `defaults` block; LHP never applies it"
+                    ),
+                );
             }
         }
     }

@@ -55,10 +55,15 @@ use crate::registry::rule;
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ201");
     for (set, users) in ctx.expectation_sets() {
-        let Some((message, span)) = &set.invalid else { continue };
+        let Some((message, span)) = &set.invalid else {
+            continue;
+        };
         let mut d = Diagnostic::at(me, set.file, span.clone(), message.clone());
         for (_, action) in users {
-            d = d.related(&crate::engine::origin_of(action, "expectations_file"), format!("used by action `{}`", action.name().unwrap_or("?")));
+            d = d.related(
+                &crate::engine::origin_of(action, "expectations_file"),
+                format!("used by action `{}`", action.name().unwrap_or("?")),
+            );
         }
         out.push(d);
     }

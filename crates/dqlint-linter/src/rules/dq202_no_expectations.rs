@@ -63,7 +63,11 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             continue;
         }
         let quarantine = users.iter().any(|(_, a)| a.is_quarantine());
-        let usable = set.rules.iter().filter(|r| r.is_usable() && (quarantine || r.action.is_some())).count();
+        let usable = set
+            .rules
+            .iter()
+            .filter(|r| r.is_usable() && (quarantine || r.action.is_some()))
+            .count();
         if usable > 0 {
             continue;
         }
@@ -79,10 +83,18 @@ pub fn check(ctx: &Context, out: &mut Findings) {
         } else {
             (Severity::Warning, "the dqe view gets no expectation at all")
         };
-        let mut d = Diagnostic::at(me, set.file, span, format!("this expectations file has no usable rule: {consequence}"))
-            .severity(severity);
+        let mut d = Diagnostic::at(
+            me,
+            set.file,
+            span,
+            format!("this expectations file has no usable rule: {consequence}"),
+        )
+        .severity(severity);
         for (_, action) in users {
-            d = d.related(&crate::engine::origin_of(action, "expectations_file"), format!("used by action `{}`", action.name().unwrap_or("?")));
+            d = d.related(
+                &crate::engine::origin_of(action, "expectations_file"),
+                format!("used by action `{}`", action.name().unwrap_or("?")),
+            );
         }
         out.push(d);
     }

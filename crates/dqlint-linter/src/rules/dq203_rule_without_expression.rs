@@ -60,11 +60,22 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             continue;
         }
         for r in set.rules.iter().filter(|r| r.expression.is_none()) {
-            let label = r.name.as_ref().map(|n| format!("rule `{}`", n.text)).unwrap_or_else(|| format!("rule #{}", r.index + 1));
-            let span = r.name.as_ref().map(|n| n.span.clone()).unwrap_or(r.span.start..r.span.start);
-            out.push(Diagnostic::at(me, set.file, span, format!(
-                "{label} has neither `constraint` nor `expression`: LHP silently skips it"
-            )));
+            let label = r
+                .name
+                .as_ref()
+                .map(|n| format!("rule `{}`", n.text))
+                .unwrap_or_else(|| format!("rule #{}", r.index + 1));
+            let span = r
+                .name
+                .as_ref()
+                .map(|n| n.span.clone())
+                .unwrap_or(r.span.start..r.span.start);
+            out.push(Diagnostic::at(
+                me,
+                set.file,
+                span,
+                format!("{label} has neither `constraint` nor `expression`: LHP silently skips it"),
+            ));
         }
     }
 }

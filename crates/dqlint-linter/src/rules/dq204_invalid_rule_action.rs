@@ -57,11 +57,23 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ204");
     for (set, _) in ctx.expectation_sets() {
         for r in &set.rules {
-            let Some((value, allowed)) = &r.invalid_action else { continue };
-            let effect = if allowed.starts_with("expect") { "LHP skips this rule" } else { "LHP treats it as `warn`" };
-            out.push(Diagnostic::at(me, set.file, value.span.clone(), format!(
-                "`{}` is not a valid rule action (use {allowed}): {effect}", value.text
-            )));
+            let Some((value, allowed)) = &r.invalid_action else {
+                continue;
+            };
+            let effect = if allowed.starts_with("expect") {
+                "LHP skips this rule"
+            } else {
+                "LHP treats it as `warn`"
+            };
+            out.push(Diagnostic::at(
+                me,
+                set.file,
+                value.span.clone(),
+                format!(
+                    "`{}` is not a valid rule action (use {allowed}): {effect}",
+                    value.text
+                ),
+            ));
         }
     }
 }

@@ -73,7 +73,9 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             }
             let mut seen: HashMap<(String, Option<RuleAction>), &Rule> = HashMap::new();
             for r in set.rules.iter().filter(|r| r.is_usable()) {
-                let Some(name) = r.effective_name(mode_quarantine) else { continue };
+                let Some(name) = r.effective_name(mode_quarantine) else {
+                    continue;
+                };
                 let bucket = if mode_quarantine { None } else { r.action };
                 if !mode_quarantine && r.action.is_none() {
                     continue;
@@ -98,6 +100,13 @@ pub fn check(ctx: &Context, out: &mut Findings) {
 }
 
 fn located_name(r: &Rule, quarantine: bool) -> std::ops::Range<usize> {
-    let named = if quarantine { r.name.as_ref() } else { r.dqe_name.as_ref().or(r.name.as_ref()) };
-    named.or(r.expression.as_ref()).map(|l| l.span.clone()).unwrap_or(r.span.clone())
+    let named = if quarantine {
+        r.name.as_ref()
+    } else {
+        r.dqe_name.as_ref().or(r.name.as_ref())
+    };
+    named
+        .or(r.expression.as_ref())
+        .map(|l| l.span.clone())
+        .unwrap_or(r.span.clone())
 }

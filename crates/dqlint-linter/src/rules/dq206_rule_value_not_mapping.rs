@@ -57,7 +57,9 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     for (set, _) in ctx.expectation_sets() {
         let file = ctx.project.file(set.file);
         for r in &set.rules {
-            let Some(span) = &r.value_not_mapping else { continue };
+            let Some(span) = &r.value_not_mapping else {
+                continue;
+            };
             let raw = file.text.get(span.clone()).unwrap_or("").trim();
             let mut d = Diagnostic::at(me, set.file, span.clone(), format!(
                 "the value of a rule must be a mapping such as `{{action: drop, name: ...}}`, not `{raw}`: LHP crashes on it"
@@ -65,11 +67,19 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             let action = raw.trim_matches(['"', '\'']).to_ascii_lowercase();
             if ["warn", "drop", "fail"].contains(&action.as_str()) && span.end > span.start {
                 let json = file.rel.ends_with(".json");
-                let new_text = if json { format!("{{\"action\": \"{action}\"}}") } else { format!("{{action: {action}}}") };
+                let new_text = if json {
+                    format!("{{\"action\": \"{action}\"}}")
+                } else {
+                    format!("{{action: {action}}}")
+                };
                 d = d.fix(Fix {
                     applicability: Applicability::Safe,
                     description: format!("write `{new_text}`"),
-                    edits: vec![Edit { file: set.file, span: span.clone(), new_text }],
+                    edits: vec![Edit {
+                        file: set.file,
+                        span: span.clone(),
+                        new_text,
+                    }],
                 });
             }
             out.push(d);

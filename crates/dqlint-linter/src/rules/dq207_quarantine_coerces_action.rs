@@ -67,26 +67,63 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             continue;
         }
         for r in set.rules.iter().filter(|r| r.is_usable()) {
-            let Some(action) = r.action.filter(|a| *a != RuleAction::Drop) else { continue };
-            let label = r.name.as_ref().map(|n| n.text.clone()).or_else(|| r.expression.as_ref().map(|e| e.text.clone())).unwrap_or_default();
+            let Some(action) = r.action.filter(|a| *a != RuleAction::Drop) else {
+                continue;
+            };
+            let label = r
+                .name
+                .as_ref()
+                .map(|n| n.text.clone())
+                .or_else(|| r.expression.as_ref().map(|e| e.text.clone()))
+                .unwrap_or_default();
             let (span, written) = match &r.action_source {
                 Some(src) => (src.span.clone(), true),
-                None => (r.expression.as_ref().map(|e| e.span.clone()).unwrap_or(r.span.clone()), false),
+                None => (
+                    r.expression
+                        .as_ref()
+                        .map(|e| e.span.clone())
+                        .unwrap_or(r.span.clone()),
+                    false,
+                ),
             };
             let how = if written { "is" } else { "defaults to" };
-            let mut d = Diagnostic::at(me, set.file, span.clone(), format!(
-                "rule `{label}` {how} `{}` but quarantine mode enforces it as `drop`", action.as_str()
-            ));
+            let mut d = Diagnostic::at(
+                me,
+                set.file,
+                span.clone(),
+                format!(
+                    "rule `{label}` {how} `{}` but quarantine mode enforces it as `drop`",
+                    action.as_str()
+                ),
+            );
             for (_, a) in &quarantine_users {
-                d = d.related(&origin_of(a, "mode"), format!("used in quarantine mode by action `{}`", a.name().unwrap_or("?")));
+                d = d.related(
+                    &origin_of(a, "mode"),
+                    format!(
+                        "used in quarantine mode by action `{}`",
+                        a.name().unwrap_or("?")
+                    ),
+                );
             }
-            if let Some(src) = r.action_source.as_ref().filter(|_| r.invalid_action.is_none()) {
+            if let Some(src) = r
+                .action_source
+                .as_ref()
+                .filter(|_| r.invalid_action.is_none())
+            {
                 let origin = dqlint_project::Origin::new(set.file, src.span.clone());
-                let new = if src.text.starts_with("expect") { "expect_or_drop" } else { "drop" };
+                let new = if src.text.starts_with("expect") {
+                    "expect_or_drop"
+                } else {
+                    "drop"
+                };
                 d = d.fix(Fix {
                     applicability: Applicability::Safe,
                     description: format!("write `{new}`, which is what quarantine mode runs"),
-                    edits: vec![Edit { file: set.file, span: src.span.clone(), new_text: requote(ctx.project, &origin, new) }],
+                    edits: vec![Edit {
+                        file: set.file,
+                        span: src.span.clone(),
+                        new_text: requote(ctx.project, &origin, new),
+                    }],
                 });
             }
             out.push(d);

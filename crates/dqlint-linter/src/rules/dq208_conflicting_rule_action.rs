@@ -53,12 +53,23 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ208");
     for (set, _) in ctx.expectation_sets() {
         for r in &set.rules {
-            let Some((ty, failure)) = &r.conflicting_type else { continue };
+            let Some((ty, failure)) = &r.conflicting_type else {
+                continue;
+            };
             out.push(
-                Diagnostic::at(me, set.file, ty.span.clone(), format!(
-                    "`type: {}` disagrees with `failureAction: {}`; LHP uses `failureAction`", ty.text, failure.text
-                ))
-                .related(&dqlint_project::Origin::new(set.file, failure.span.clone()), "this `failureAction` wins"),
+                Diagnostic::at(
+                    me,
+                    set.file,
+                    ty.span.clone(),
+                    format!(
+                        "`type: {}` disagrees with `failureAction: {}`; LHP uses `failureAction`",
+                        ty.text, failure.text
+                    ),
+                )
+                .related(
+                    &dqlint_project::Origin::new(set.file, failure.span.clone()),
+                    "this `failureAction` wins",
+                ),
             );
         }
     }

@@ -142,10 +142,16 @@ use crate::registry::rule;
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ401");
     for (_, action) in ctx.quarantine_actions() {
-        let Some(block) = action.get("quarantine") else { continue };
+        let Some(block) = action.get("quarantine") else {
+            continue;
+        };
         for field in ["dlq_table", "source_table"] {
-            let Some(value) = block.get(field) else { continue };
-            let Some(raw) = value.as_str().filter(|s| !s.trim().is_empty()) else { continue };
+            let Some(value) = block.get(field) else {
+                continue;
+            };
+            let Some(raw) = value.as_str().filter(|s| !s.trim().is_empty()) else {
+                continue;
+            };
             let tokenized = raw.contains('{');
             for env in &ctx.envs {
                 let resolved = env.resolve(raw);
@@ -167,9 +173,11 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 // No resolved value in the message: the same problem in
                 // several environments must merge into one finding.
                 let after = if tokenized { " after substitution" } else { "" };
-                let mut d = Diagnostic::new(me, &value.origin, format!(
-                    "`{field}` `{raw}` is not a `catalog.schema.table` name{after}: {why}"
-                ));
+                let mut d = Diagnostic::new(
+                    me,
+                    &value.origin,
+                    format!("`{field}` `{raw}` is not a `catalog.schema.table` name{after}: {why}"),
+                );
                 if tokenized {
                     d = d.env(&env.name);
                 }

@@ -108,13 +108,20 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     &u.dlq_origin,
                     format!(
                         "no `CREATE TABLE` for DLQ `{}` in the project's `.sql` files",
-                        u.action.get("quarantine").and_then(|q| q.get_str("dlq_table")).unwrap_or(&u.dlq_table)
+                        u.action
+                            .get("quarantine")
+                            .and_then(|q| q.get_str("dlq_table"))
+                            .unwrap_or(&u.dlq_table)
                     ),
                 );
                 if g.tokenized() {
                     d = d.env(&env.name);
                 }
-                let written = u.action.get("quarantine").and_then(|q| q.get_str("dlq_table")).unwrap_or(&u.dlq_table);
+                let written = u
+                    .action
+                    .get("quarantine")
+                    .and_then(|q| q.get_str("dlq_table"))
+                    .unwrap_or(&u.dlq_table);
                 if let Some(fix) = create_ddl_fix(ctx, written) {
                     d = d.fix(fix);
                 }
@@ -127,13 +134,20 @@ pub fn check(ctx: &Context, out: &mut Findings) {
 /// Appends the inbox and outbox DDL to the `.sql` file that already creates
 /// a DLQ (else the first `.sql` file of the project).
 fn create_ddl_fix(ctx: &Context, dlq_table: &str) -> Option<Fix> {
-    let sql: Vec<&SourceFile> =
-        ctx.project.files.iter().filter(|f| f.kind == FileKind::Sql && f.read_error.is_none()).collect();
+    let sql: Vec<&SourceFile> = ctx
+        .project
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::Sql && f.read_error.is_none())
+        .collect();
     let creates_dlq = |f: &&SourceFile| {
         let text = f.text.to_ascii_lowercase();
         text.contains("create") && text.contains("_dlq_source_table")
     };
-    let target = sql.iter().find(|f| creates_dlq(f)).or_else(|| sql.first())?;
+    let target = sql
+        .iter()
+        .find(|f| creates_dlq(f))
+        .or_else(|| sql.first())?;
     let table = dollar_tokens(dlq_table.trim());
     let separator = match target.text.as_ref() {
         "" => "",
@@ -149,8 +163,15 @@ fn create_ddl_fix(ctx: &Context, dlq_table: &str) -> Option<Fix> {
     let end = target.text.len();
     Some(Fix {
         applicability: Applicability::Unsafe,
-        description: format!("append the DDL of `{table}` and its outbox to `{}`", target.rel),
-        edits: vec![Edit { file: target.id, span: end..end, new_text }],
+        description: format!(
+            "append the DDL of `{table}` and its outbox to `{}`",
+            target.rel
+        ),
+        edits: vec![Edit {
+            file: target.id,
+            span: end..end,
+            new_text,
+        }],
     })
 }
 
@@ -177,7 +198,10 @@ mod tests {
 
     #[test]
     fn bare_tokens_are_written_with_a_dollar() {
-        assert_eq!(dollar_tokens("{catalog}.{raw_schema}.dlq"), "${catalog}.${raw_schema}.dlq");
+        assert_eq!(
+            dollar_tokens("{catalog}.{raw_schema}.dlq"),
+            "${catalog}.${raw_schema}.dlq"
+        );
         assert_eq!(dollar_tokens("${catalog}.ops.dlq"), "${catalog}.ops.dlq");
         assert_eq!(dollar_tokens("main.ops.dlq"), "main.ops.dlq");
     }

@@ -107,7 +107,9 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     for (ei, env) in ctx.envs.iter().enumerate() {
         let tables = &cat.tables[ei];
         for g in dlq_groups(ctx, env) {
-            let Some(inbox) = tables.get(&g.inbox) else { continue };
+            let Some(inbox) = tables.get(&g.inbox) else {
+                continue;
+            };
             if tables.contains_key(&g.outbox) {
                 continue;
             }
@@ -144,14 +146,25 @@ fn outbox_fix(text: &str, inbox: &crate::ddl_catalog::TableDdl) -> Option<Fix> {
     let end = inbox.create.statement_range.end;
     let rest = text.get(end..)?;
     let trimmed = rest.trim_start();
-    let (at, prefix) =
-        if trimmed.starts_with(';') { (end + (rest.len() - trimmed.len()) + 1, "\n\n") } else { (end, ";\n\n") };
+    let (at, prefix) = if trimmed.starts_with(';') {
+        (end + (rest.len() - trimmed.len()) + 1, "\n\n")
+    } else {
+        (end, ";\n\n")
+    };
     let ddl = dlq_outbox_ddl(&name);
-    let ddl = ddl.trim_end().strip_suffix(';').unwrap_or(ddl.trim_end()).to_string();
+    let ddl = ddl
+        .trim_end()
+        .strip_suffix(';')
+        .unwrap_or(ddl.trim_end())
+        .to_string();
     let suffix = if trimmed.starts_with(';') { ";" } else { "" };
     Some(Fix {
         applicability: Applicability::Safe,
         description: format!("Add the canonical DDL of `{name}` after the inbox"),
-        edits: vec![Edit { file: inbox.file, span: at..at, new_text: format!("{prefix}{ddl}{suffix}") }],
+        edits: vec![Edit {
+            file: inbox.file,
+            span: at..at,
+            new_text: format!("{prefix}{ddl}{suffix}"),
+        }],
     })
 }

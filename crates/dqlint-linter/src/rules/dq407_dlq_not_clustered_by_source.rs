@@ -121,12 +121,17 @@ pub fn check(ctx: &Context, out: &mut Findings) {
         let tables = &cat.tables[ei];
         for g in dlq_groups(ctx, env) {
             for (role, name) in [("inbox", &g.inbox), ("outbox", &g.outbox)] {
-                let Some(t) = tables.get(name.as_str()) else { continue };
+                let Some(t) = tables.get(name.as_str()) else {
+                    continue;
+                };
                 if t.clustered_by_source() {
                     continue;
                 }
                 let (span, how) = if t.cluster_altered {
-                    (t.create.name_range.clone(), "is clustered otherwise by an `ALTER TABLE`")
+                    (
+                        t.create.name_range.clone(),
+                        "is clustered otherwise by an `ALTER TABLE`",
+                    )
                 } else if let Some((cols, range)) = &t.create.cluster_by {
                     let how = if cols.is_empty() {
                         "has `CLUSTER BY AUTO` or `NONE`"

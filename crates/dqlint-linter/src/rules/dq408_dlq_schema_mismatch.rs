@@ -130,10 +130,13 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     for (ei, env) in ctx.envs.iter().enumerate() {
         let tables = &cat.tables[ei];
         for g in dlq_groups(ctx, env) {
-            for (role, name, contract) in
-                [("inbox", &g.inbox, DLQ_INBOX_COLUMNS), ("outbox", &g.outbox, DLQ_OUTBOX_COLUMNS)]
-            {
-                let Some(t) = tables.get(name.as_str()) else { continue };
+            for (role, name, contract) in [
+                ("inbox", &g.inbox, DLQ_INBOX_COLUMNS),
+                ("outbox", &g.outbox, DLQ_OUTBOX_COLUMNS),
+            ] {
+                let Some(t) = tables.get(name.as_str()) else {
+                    continue;
+                };
                 if t.create.columns.is_empty() {
                     continue;
                 }
@@ -166,7 +169,11 @@ fn mismatches(
     let mut out = Vec::new();
     let columns = &t.create.columns;
     for (col, ty, not_null) in contract {
-        let shown = format!("`{col} {}{}`", written_type(ty), if *not_null { " NOT NULL" } else { "" });
+        let shown = format!(
+            "`{col} {}{}`",
+            written_type(ty),
+            if *not_null { " NOT NULL" } else { "" }
+        );
         let Some(c) = columns.iter().find(|c| c.name.eq_ignore_ascii_case(col)) else {
             let mut d = Diagnostic::at(
                 me,
@@ -176,14 +183,27 @@ fn mismatches(
             );
             if let Some(last) = columns.last() {
                 let indent = line_indent(text, last.range.start);
-                let multiline =
-                    text.get(t.create.columns_range.start..last.range.start).is_some_and(|t| t.contains('\n'));
-                let sep = if multiline { format!(",\n{indent}") } else { ", ".into() };
-                let new_text = format!("{sep}{col} {}{}", written_type(ty), if *not_null { " NOT NULL" } else { "" });
+                let multiline = text
+                    .get(t.create.columns_range.start..last.range.start)
+                    .is_some_and(|t| t.contains('\n'));
+                let sep = if multiline {
+                    format!(",\n{indent}")
+                } else {
+                    ", ".into()
+                };
+                let new_text = format!(
+                    "{sep}{col} {}{}",
+                    written_type(ty),
+                    if *not_null { " NOT NULL" } else { "" }
+                );
                 d = d.fix(Fix {
                     applicability: Applicability::Safe,
                     description: format!("Add column {shown}"),
-                    edits: vec![Edit { file: t.file, span: last.range.end..last.range.end, new_text }],
+                    edits: vec![Edit {
+                        file: t.file,
+                        span: last.range.end..last.range.end,
+                        new_text,
+                    }],
                 });
             }
             out.push(d);
@@ -195,7 +215,11 @@ fn mismatches(
             let name_len = written.find(char::is_whitespace).unwrap_or(written.len());
             let gap = written[name_len..].len() - written[name_len..].trim_start().len();
             let name_written = &written[..name_len + gap];
-            let name_written = if gap == 0 { format!("{name_written} ") } else { name_written.to_string() };
+            let name_written = if gap == 0 {
+                format!("{name_written} ")
+            } else {
+                name_written.to_string()
+            };
             let keep_not_null = c.not_null || *not_null;
             out.push(
                 Diagnostic::at(
@@ -228,29 +252,46 @@ fn mismatches(
                 me,
                 t.file,
                 c.range.clone(),
-                format!("column `{}` of DLQ {role} `{name}` lacks `NOT NULL`", c.name),
+                format!(
+                    "column `{}` of DLQ {role} `{name}` lacks `NOT NULL`",
+                    c.name
+                ),
             );
             // Only when the definition is just `name type`: append NOT NULL.
             let written = text.get(c.range.clone()).unwrap_or("");
-            let rest = written.trim_start().split_once(char::is_whitespace).map(|(_, r)| r).unwrap_or("");
+            let rest = written
+                .trim_start()
+                .split_once(char::is_whitespace)
+                .map(|(_, r)| r)
+                .unwrap_or("");
             if type_matches(rest, ty) {
                 d = d.fix(Fix {
                     applicability: Applicability::Safe,
                     description: "Add `NOT NULL`".into(),
-                    edits: vec![Edit { file: t.file, span: c.range.end..c.range.end, new_text: " NOT NULL".into() }],
+                    edits: vec![Edit {
+                        file: t.file,
+                        span: c.range.end..c.range.end,
+                        new_text: " NOT NULL".into(),
+                    }],
                 });
             }
             out.push(d);
         }
     }
     for c in columns {
-        if !contract.iter().any(|(col, _, _)| c.name.eq_ignore_ascii_case(col)) {
+        if !contract
+            .iter()
+            .any(|(col, _, _)| c.name.eq_ignore_ascii_case(col))
+        {
             out.push(
                 Diagnostic::at(
                     me,
                     t.file,
                     c.range.clone(),
-                    format!("column `{}` of DLQ {role} `{name}` is not in LHP's DLQ contract", c.name),
+                    format!(
+                        "column `{}` of DLQ {role} `{name}` is not in LHP's DLQ contract",
+                        c.name
+                    ),
                 )
                 .severity(Severity::Warning),
             );
@@ -260,7 +301,12 @@ fn mismatches(
 }
 
 fn line_indent(text: &str, at: usize) -> String {
-    let Some(before) = text.get(..at) else { return String::new() };
+    let Some(before) = text.get(..at) else {
+        return String::new();
+    };
     let start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    before[start..].chars().take_while(|c| c.is_whitespace()).collect()
+    before[start..]
+        .chars()
+        .take_while(|c| c.is_whitespace())
+        .collect()
 }

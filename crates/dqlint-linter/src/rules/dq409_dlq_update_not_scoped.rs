@@ -107,9 +107,24 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             if update.where_pins_source_table {
                 continue;
             }
-            let Some(g) = groups.iter().find(|g| &g.inbox == name || &g.outbox == name) else { continue };
-            let role = if &g.inbox == name { "DLQ" } else { "DLQ outbox" };
-            let written = ctx.project.file(*file).text.get(update.table_range.clone()).unwrap_or(name).to_string();
+            let Some(g) = groups
+                .iter()
+                .find(|g| &g.inbox == name || &g.outbox == name)
+            else {
+                continue;
+            };
+            let role = if &g.inbox == name {
+                "DLQ"
+            } else {
+                "DLQ outbox"
+            };
+            let written = ctx
+                .project
+                .file(*file)
+                .text
+                .get(update.table_range.clone())
+                .unwrap_or(name)
+                .to_string();
             let mut d = Diagnostic::at(me, *file, update.table_range.clone(), format!(
                 "`UPDATE` of {role} `{written}` does not pin `_dlq_source_table` in its `WHERE`: it touches the rows of every source table sharing the DLQ"
             ));

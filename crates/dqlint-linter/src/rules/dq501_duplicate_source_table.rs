@@ -142,18 +142,33 @@ pub fn report_shared(ctx: &Context, out: &mut Findings, code: &str, same_pipelin
         // in the number of quarantine actions.
         let mut by_key: HashMap<(String, &str), Vec<usize>> = HashMap::new();
         for (i, later) in uses.iter().enumerate() {
-            let same_key = by_key.entry((later.dlq_table.to_ascii_lowercase(), later.source_table.as_str())).or_default();
-            let earlier = same_key.iter().map(|&e| &uses[e]).find(|e| (e.pipeline == later.pipeline) == same_pipeline);
+            let same_key = by_key
+                .entry((
+                    later.dlq_table.to_ascii_lowercase(),
+                    later.source_table.as_str(),
+                ))
+                .or_default();
+            let earlier = same_key
+                .iter()
+                .map(|&e| &uses[e])
+                .find(|e| (e.pipeline == later.pipeline) == same_pipeline);
             same_key.push(i);
             let Some(earlier) = earlier else { continue };
             // DQ502 reports a pair once, at its first cross-pipeline partner.
             let where_ = if same_pipeline {
                 format!("in pipeline `{}`", later.pipeline)
             } else {
-                format!("in pipeline `{}` and pipeline `{}`", earlier.pipeline, later.pipeline)
+                format!(
+                    "in pipeline `{}` and pipeline `{}`",
+                    earlier.pipeline, later.pipeline
+                )
             };
             let raw = |u: &crate::quarantine::QuarantineUse, key: &str| {
-                u.action.get("quarantine").and_then(|q| q.get_str(key)).unwrap_or("").to_string()
+                u.action
+                    .get("quarantine")
+                    .and_then(|q| q.get_str(key))
+                    .unwrap_or("")
+                    .to_string()
             };
             let (later_dlq, later_src) = (raw(later, "dlq_table"), raw(later, "source_table"));
             let depends = tokenized(&[&later_dlq, &later_src, &raw(earlier, "source_table")]);

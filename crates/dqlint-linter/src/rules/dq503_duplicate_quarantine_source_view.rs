@@ -134,7 +134,9 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     // a scan of all earlier actions, which was quadratic.
     let mut first: HashMap<(Option<&str>, String), (&Flowgroup, &Action)> = HashMap::new();
     for (fg, action) in ctx.quarantine_actions() {
-        let Some(view) = action.get("source").and_then(|s| s.as_str()) else { continue };
+        let Some(view) = action.get("source").and_then(|s| s.as_str()) else {
+            continue;
+        };
         let key = safe_identifier(view);
         let earlier = match first.entry((fg.pipeline.as_deref(), key)) {
             Entry::Occupied(e) => Some(*e.get()),
@@ -144,8 +146,14 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             }
         };
         let Some((efg, ea)) = earlier else { continue };
-        let at = action.get("source").map(|s| s.origin.clone()).unwrap_or_else(|| action.anchor());
-        let earlier_at = ea.get("source").map(|s| s.origin.clone()).unwrap_or_else(|| ea.anchor());
+        let at = action
+            .get("source")
+            .map(|s| s.origin.clone())
+            .unwrap_or_else(|| action.anchor());
+        let earlier_at = ea
+            .get("source")
+            .map(|s| s.origin.clone())
+            .unwrap_or_else(|| ea.anchor());
         out.push(
             Diagnostic::new(me, &at, format!(
                 "actions `{}` and `{}` of pipeline `{}` both quarantine view `{view}`: the generated objects named after it collide",
@@ -158,5 +166,13 @@ pub fn check(ctx: &Context, out: &mut Findings) {
 
 /// LHP suffixes generated names with the view made identifier-safe.
 fn safe_identifier(view: &str) -> String {
-    view.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
+    view.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }

@@ -63,8 +63,12 @@ use crate::registry::rule;
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ504");
     for (fg, action) in ctx.quarantine_actions() {
-        let Some(pipeline) = fg.pipeline.as_deref() else { continue };
-        let Some(setting) = ctx.project.pipeline_config.continuous_for(pipeline) else { continue };
+        let Some(pipeline) = fg.pipeline.as_deref() else {
+            continue;
+        };
+        let Some(setting) = ctx.project.pipeline_config.continuous_for(pipeline) else {
+            continue;
+        };
         out.push(
             Diagnostic::new(me, &origin_of(action, "mode"), format!(
                 "action `{}` uses quarantine mode, but pipeline `{pipeline}` is `continuous: true`; quarantine needs a triggered pipeline",

@@ -83,10 +83,21 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     if resolved.unresolved.is_empty() {
                         continue;
                     }
-                    let shown = if token.syntax == TokenSyntax::Bare { format!("{{{}}}", token.name) } else { format!("${{{}}}", token.name) };
-                    out.push(Diagnostic::new(me, &at, format!(
-                        "token `{shown}` is not defined in substitutions (LHP-CFG-010)"
-                    )).env(&env.name));
+                    let shown = if token.syntax == TokenSyntax::Bare {
+                        format!("{{{}}}", token.name)
+                    } else {
+                        format!("${{{}}}", token.name)
+                    };
+                    out.push(
+                        Diagnostic::new(
+                            me,
+                            &at,
+                            format!(
+                                "token `{shown}` is not defined in substitutions (LHP-CFG-010)"
+                            ),
+                        )
+                        .env(&env.name),
+                    );
                 }
             }
         }

@@ -68,13 +68,26 @@ use crate::registry::rule;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ602");
-    let Some(lhp) = ctx.project.project_config() else { return };
-    let existing: Vec<String> = ctx.project.files.iter()
+    let Some(lhp) = ctx.project.project_config() else {
+        return;
+    };
+    let existing: Vec<String> = ctx
+        .project
+        .files
+        .iter()
         .filter(|f| f.kind == FileKind::Substitutions)
-        .filter_map(|f| std::path::Path::new(&f.rel).file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .filter_map(|f| {
+            std::path::Path::new(&f.rel)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+        })
         .collect();
     for env in &ctx.project.missing_envs {
-        let known = if existing.is_empty() { "there is no substitutions file at all".to_string() } else { format!("existing: {}", existing.join(", ")) };
+        let known = if existing.is_empty() {
+            "there is no substitutions file at all".to_string()
+        } else {
+            format!("existing: {}", existing.join(", "))
+        };
         out.push(Diagnostic::at(me, lhp.id, 0..0, format!(
             "environment `{env}` has no `substitutions/{env}.yaml` ({known}); no token resolves in it"
         )).env(env));

@@ -87,18 +87,30 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     for fg in &ctx.project.flowgroups {
         for value in flowgroup_strings(fg) {
             for (token, at) in located_tokens(ctx.project, value) {
-                if token.syntax != TokenSyntax::Bare || !envs.iter().any(|e| e.has_token(&token.name)) {
+                if token.syntax != TokenSyntax::Bare
+                    || !envs.iter().any(|e| e.has_token(&token.name))
+                {
                     continue;
                 }
-                let exact = crate::text::source_text(ctx.project, &at) == format!("{{{}}}", token.name);
-                let mut d = Diagnostic::new(me, &at, format!(
-                    "bare `{{{0}}}` is deprecated (LHP-DEPR-001); write `${{{0}}}`", token.name
-                ));
+                let exact =
+                    crate::text::source_text(ctx.project, &at) == format!("{{{}}}", token.name);
+                let mut d = Diagnostic::new(
+                    me,
+                    &at,
+                    format!(
+                        "bare `{{{0}}}` is deprecated (LHP-DEPR-001); write `${{{0}}}`",
+                        token.name
+                    ),
+                );
                 if exact {
                     d = d.fix(Fix {
                         applicability: Applicability::Safe,
                         description: format!("write `${{{}}}`", token.name),
-                        edits: vec![Edit { file: at.file, span: at.span.start..at.span.start, new_text: "$".into() }],
+                        edits: vec![Edit {
+                            file: at.file,
+                            span: at.span.start..at.span.start,
+                            new_text: "$".into(),
+                        }],
                     });
                 }
                 out.push(d);

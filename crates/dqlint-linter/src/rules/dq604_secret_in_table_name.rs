@@ -79,14 +79,23 @@ use crate::tokens::located_tokens;
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ604");
     for (_, action) in ctx.quarantine_actions() {
-        let Some(block) = action.get("quarantine") else { continue };
+        let Some(block) = action.get("quarantine") else {
+            continue;
+        };
         for field in ["dlq_table", "source_table"] {
-            let Some(value) = block.get(field) else { continue };
+            let Some(value) = block.get(field) else {
+                continue;
+            };
             for (token, at) in located_tokens(ctx.project, value) {
                 if token.syntax == TokenSyntax::Secret {
-                    out.push(Diagnostic::new(me, &at, format!(
-                        "`{field}` uses secret `{}`: table names must not come from secrets", token.name
-                    )));
+                    out.push(Diagnostic::new(
+                        me,
+                        &at,
+                        format!(
+                            "`{field}` uses secret `{}`: table names must not come from secrets",
+                            token.name
+                        ),
+                    ));
                 }
             }
         }

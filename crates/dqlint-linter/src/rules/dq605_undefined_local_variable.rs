@@ -80,7 +80,11 @@ pub fn check(ctx: &Context, out: &mut Findings) {
         // A stamped blueprint spec: the expansion knows which `%{}` it left.
         let from_blueprint = matches!(fg.doc.origin.via.as_deref(), Some(Via::Blueprint { .. }));
         if has_block || from_blueprint {
-            for p in fg.problems.iter().filter(|p| p.kind == ProblemKind::UndefinedVariable) {
+            for p in fg
+                .problems
+                .iter()
+                .filter(|p| p.kind == ProblemKind::UndefinedVariable)
+            {
                 let name = p.message.split('`').nth(1).unwrap_or("");
                 let at = find_in_origin(ctx.project, &p.origin, name, 0);
                 out.push(Diagnostic::new(me, &at, p.message.clone()));

@@ -73,12 +73,17 @@ use crate::registry::rule;
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ701");
     for (_, action) in ctx.project.actions() {
-        let Some(target) = action.get("write_target") else { continue };
+        let Some(target) = action.get("write_target") else {
+            continue;
+        };
         if action.action_type() != Some("write") || target.get_str("mode") != Some("cdc") {
             continue;
         }
         let config = target.get("cdc_config");
-        if config.and_then(|c| c.get("sequence_by")).is_some_and(|s| s.is_truthy()) {
+        if config
+            .and_then(|c| c.get("sequence_by"))
+            .is_some_and(|s| s.is_truthy())
+        {
             continue;
         }
         let at = key_origin(target, "cdc_config")

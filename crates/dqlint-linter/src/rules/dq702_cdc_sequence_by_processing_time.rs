@@ -75,17 +75,28 @@ use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
 
-const TIME_FUNCTIONS: &[&str] = &["current_timestamp", "now", "current_date", "localtimestamp", "unix_timestamp", "getdate"];
+const TIME_FUNCTIONS: &[&str] = &[
+    "current_timestamp",
+    "now",
+    "current_date",
+    "localtimestamp",
+    "unix_timestamp",
+    "getdate",
+];
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ702");
     let processing = processing_time_columns(ctx);
     for (_, action) in ctx.project.actions() {
-        let Some(target) = action.get("write_target") else { continue };
+        let Some(target) = action.get("write_target") else {
+            continue;
+        };
         if action.action_type() != Some("write") || target.get_str("mode") != Some("cdc") {
             continue;
         }
-        let Some(seq) = target.get("cdc_config").and_then(|c| c.get("sequence_by")) else { continue };
+        let Some(seq) = target.get("cdc_config").and_then(|c| c.get("sequence_by")) else {
+            continue;
+        };
         let items: Vec<&Value> = match seq.as_seq() {
             Some(items) => items.iter().collect(),
             None => vec![seq],
@@ -95,7 +106,10 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             let lower = text.trim().to_ascii_lowercase();
             let why = if processing.contains(&lower) {
                 format!("`{text}` is an operational-metadata column computed from the current time")
-            } else if TIME_FUNCTIONS.iter().any(|f| lower.contains(&format!("{f}("))) {
+            } else if TIME_FUNCTIONS
+                .iter()
+                .any(|f| lower.contains(&format!("{f}(")))
+            {
                 format!("`{text}` calls a time function")
             } else {
                 continue;
@@ -111,11 +125,28 @@ pub fn check(ctx: &Context, out: &mut Findings) {
 /// `lhp.yaml` whose expression reads the clock.
 fn processing_time_columns(ctx: &Context) -> HashSet<String> {
     let mut out: HashSet<String> = ["_processing_timestamp".to_string()].into();
-    let Some(root) = ctx.project.project_config().and_then(|f| f.first_document()) else { return out };
-    if let Some(columns) = root.get("operational_metadata").and_then(|m| m.get("columns")).and_then(Value::as_map) {
+    let Some(root) = ctx
+        .project
+        .project_config()
+        .and_then(|f| f.first_document())
+    else {
+        return out;
+    };
+    if let Some(columns) = root
+        .get("operational_metadata")
+        .and_then(|m| m.get("columns"))
+        .and_then(Value::as_map)
+    {
         for column in columns {
-            let expr = column.value.get_str("expression").unwrap_or("").to_ascii_lowercase();
-            if TIME_FUNCTIONS.iter().any(|f| expr.contains(&format!("{f}("))) {
+            let expr = column
+                .value
+                .get_str("expression")
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            if TIME_FUNCTIONS
+                .iter()
+                .any(|f| expr.contains(&format!("{f}(")))
+            {
                 out.insert(column.key.to_ascii_lowercase());
             }
         }

@@ -254,7 +254,10 @@ fn expression_prefix<'a>(lines: &[&str], at: usize, before: &'a str) -> Option<&
         .map_or(0, |(i, c)| i + c.len_utf8());
     let partial = &before[partial_start..];
     let head = before.trim_start();
-    let head = head.strip_prefix("- ").unwrap_or(head).trim_start_matches(['{', ' ']);
+    let head = head
+        .strip_prefix("- ")
+        .unwrap_or(head)
+        .trim_start_matches(['{', ' ']);
     for key in ["constraint", "expression"] {
         for form in [format!("{key}:"), format!("\"{key}\":")] {
             if head.starts_with(&form) {
@@ -268,7 +271,10 @@ fn expression_prefix<'a>(lines: &[&str], at: usize, before: &'a str) -> Option<&
         return None;
     }
     let indent = before.len() - before.trim_start().len();
-    let wrapped = lines.iter().take(at).find(|l| !l.trim().is_empty() && !l.starts_with([' ', '#']));
+    let wrapped = lines
+        .iter()
+        .take(at)
+        .find(|l| !l.trim().is_empty() && !l.starts_with([' ', '#']));
     let rule_indent = match wrapped {
         Some(l) if l.trim_end().trim_end_matches('\r') == "expectations:" => lines
             .iter()
@@ -278,8 +284,9 @@ fn expression_prefix<'a>(lines: &[&str], at: usize, before: &'a str) -> Option<&
             .map_or(2, |l| l.len() - l.trim_start().len()),
         _ => 0,
     };
-    (indent == rule_indent && (indent > 0 || wrapped.is_none() || !lines[at].starts_with("expectations")))
-        .then_some(partial)
+    (indent == rule_indent
+        && (indent > 0 || wrapped.is_none() || !lines[at].starts_with("expectations")))
+    .then_some(partial)
 }
 
 /// The columns known to reach the data_quality actions that read the
@@ -304,14 +311,24 @@ fn known_columns(project: &Project, path: &Path) -> BTreeMap<String, String> {
             if let Some(source) = action.get_str("source") {
                 view_columns(fg, source, 0, &mut out);
             }
-            let Some(target) = action.get_str("target") else { continue };
-            for write in fg.actions.iter().filter(|a| a.get_str("source") == Some(target)) {
-                let Some(schema) = write.get("write_target").and_then(|w| w.get_str("table_schema")) else {
+            let Some(target) = action.get_str("target") else {
+                continue;
+            };
+            for write in fg
+                .actions
+                .iter()
+                .filter(|a| a.get_str("source") == Some(target))
+            {
+                let Some(schema) = write
+                    .get("write_target")
+                    .and_then(|w| w.get_str("table_schema"))
+                else {
                     continue;
                 };
                 for column in dqlint_sql::columns::column_list_names(schema) {
-                    out.entry(column)
-                        .or_insert_with(|| format!("column of the table written from `{target}` (table_schema)"));
+                    out.entry(column).or_insert_with(|| {
+                        format!("column of the table written from `{target}` (table_schema)")
+                    });
                 }
             }
         }
@@ -329,7 +346,11 @@ fn view_columns(
     if depth > 8 {
         return;
     }
-    let Some(producer) = fg.actions.iter().find(|a| a.get_str("target") == Some(view)) else {
+    let Some(producer) = fg
+        .actions
+        .iter()
+        .find(|a| a.get_str("target") == Some(view))
+    else {
         return;
     };
     match producer.get_str("transform_type") {
@@ -437,7 +458,11 @@ mod tests {
         };
         let keyed = "order_id IS NOT NULL:\n  action: drop\nam";
         assert_eq!(prefix(keyed, 2, 2).as_deref(), Some("am"));
-        assert_eq!(prefix(keyed, 1, 4), None, "a rule's own keys are not expressions");
+        assert_eq!(
+            prefix(keyed, 1, 4),
+            None,
+            "a rule's own keys are not expressions"
+        );
         let wrapped = "expectations:\n  a > 0:\n    action: drop\n  amount > 0 AND cu";
         assert_eq!(prefix(wrapped, 3, 19).as_deref(), Some("cu"));
         assert_eq!(prefix(wrapped, 2, 6), None);

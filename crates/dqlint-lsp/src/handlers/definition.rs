@@ -64,7 +64,10 @@ fn listed_preset(
         .rev()
         .find(|(_, c)| !is_name(*c))
         .map_or(0, |(i, c)| i + c.len_utf8());
-    let end = line.get(column..)?.find(|c| !is_name(c)).map_or(line.len(), |i| column + i);
+    let end = line
+        .get(column..)?
+        .find(|c| !is_name(c))
+        .map_or(line.len(), |i| column + i);
     let word = &line[start..end];
     let preset = snapshot.project.presets.get(word)?;
     // The word sits in `presets: [..]` or in a list under `presets:`.
@@ -74,11 +77,16 @@ fn listed_preset(
             && (0..line_no).rev().find_map(|n| {
                 let above = &file.text[file.lines.line_range(&file.text, n)];
                 let above_indent = above.len() - above.trim_start().len();
-                (!above.trim().is_empty() && !above.trim_start().starts_with('-') && above_indent <= indent)
+                (!above.trim().is_empty()
+                    && !above.trim_start().starts_with('-')
+                    && above_indent <= indent)
                     .then(|| above.trim_start().starts_with("presets:"))
             }) == Some(true)
     };
-    in_list.then(|| uris.uri(&snapshot.project.file(preset.file).path).map(file_start))?
+    in_list.then(|| {
+        uris.uri(&snapshot.project.file(preset.file).path)
+            .map(file_start)
+    })?
 }
 
 fn token_definitions(
@@ -149,8 +157,12 @@ fn model_definitions(
                 .and_then(|q| q.get("dlq_table"))
                 .filter(|v| contains(&v.origin, file.id, offset))
             {
-                for tables in crate::handlers::dlq::dlq_tables(project, dlq.as_str().unwrap_or_default()) {
-                    for (ddl_file, span) in [tables.inbox_ddl, tables.outbox_ddl].into_iter().flatten() {
+                for tables in
+                    crate::handlers::dlq::dlq_tables(project, dlq.as_str().unwrap_or_default())
+                {
+                    for (ddl_file, span) in
+                        [tables.inbox_ddl, tables.outbox_ddl].into_iter().flatten()
+                    {
                         if let Some(location) = convert::location(project, uris, ddl_file, &span) {
                             if !found.contains(&location) {
                                 found.push(location);

@@ -226,9 +226,12 @@ fn key_hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Ho
         let value = text[key_span.end..].trim_start_matches(':').trim();
         let value = value.trim_matches(|c| c == '"' || c == '\'');
         if !value.is_empty() {
-            out.push_str("\n\n| env | inbox | created in | outbox | created in |\n|---|---|---|---|---|\n");
+            out.push_str(
+                "\n\n| env | inbox | created in | outbox | created in |\n|---|---|---|---|---|\n",
+            );
             let project = &snapshot.project;
-            let created = |ddl: &Option<(dqlint_project::FileId, std::ops::Range<usize>)>| match ddl {
+            let created = |ddl: &Option<(dqlint_project::FileId, std::ops::Range<usize>)>| match ddl
+            {
                 Some((file, span)) => {
                     let file = project.file(*file);
                     format!("`{}:{}`", file.rel, file.lines.line_of(span.start) + 1)
@@ -236,7 +239,11 @@ fn key_hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Ho
                 None => "no `CREATE TABLE`".to_string(),
             };
             for dlq in crate::handlers::dlq::dlq_tables(project, value) {
-                let env = if dlq.env.is_empty() { "(none)" } else { dlq.env.as_str() };
+                let env = if dlq.env.is_empty() {
+                    "(none)"
+                } else {
+                    dlq.env.as_str()
+                };
                 let name = |n: &Option<String>| match n {
                     Some(n) => format!("`{n}`"),
                     None => "(a token does not resolve)".to_string(),

@@ -17,7 +17,9 @@ impl Rng {
 
     /// A generator seeded by bytes (FNV-1a of them).
     pub fn from_bytes(bytes: &[u8]) -> Rng {
-        let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3));
+        let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)
+        });
         Rng::new(hash)
     }
 
@@ -50,7 +52,10 @@ pub type Reader = (fn(&str) -> LiveYaml, fn(&str) -> YamlFile);
 /// only on those the fast reader refuses).
 pub const READERS: [Reader; 2] = [
     (LiveYaml::new, dqlint_yaml::parse),
-    (LiveYaml::new_tree_sitter_only, dqlint_yaml::parse_tree_sitter_only),
+    (
+        LiveYaml::new_tree_sitter_only,
+        dqlint_yaml::parse_tree_sitter_only,
+    ),
 ];
 
 /// One replacement of bytes `range` by `text`.
@@ -63,8 +68,40 @@ pub struct Edit {
 /// What a keystroke inserts: YAML syntax, indentation, line breaks of both
 /// kinds, tabs, and characters of two, three and four bytes.
 const TYPED: &[&str] = &[
-    "a", "k", "_", "1", ":", " ", " ", "-", "\n", "\n", "#", "\"", "'", "[", "]", "{", "}", ",", "&", "*", "|", ">", "!",
-    "\t", "\r\n", "\r", "é", "€", "😀", "---\n", "  ", "key: value\n", "- item\n", "...\n",
+    "a",
+    "k",
+    "_",
+    "1",
+    ":",
+    " ",
+    " ",
+    "-",
+    "\n",
+    "\n",
+    "#",
+    "\"",
+    "'",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    "&",
+    "*",
+    "|",
+    ">",
+    "!",
+    "\t",
+    "\r\n",
+    "\r",
+    "é",
+    "€",
+    "😀",
+    "---\n",
+    "  ",
+    "key: value\n",
+    "- item\n",
+    "...\n",
 ];
 
 /// A random edit of `text`, as an editor would make one; `paste` is text to
@@ -86,7 +123,10 @@ pub fn random_edit(rng: &mut Rng, text: &str, paste: &str) -> Edit {
         // A line deleted, duplicated, or indented by a tab or spaces.
         12 => (line.clone(), String::new()),
         13 => (line.end..line.end, text[line.clone()].to_string()),
-        14 => (line.start..line.start, rng.pick(&["\t", " ", "  ", "- "]).to_string()),
+        14 => (
+            line.start..line.start,
+            rng.pick(&["\t", " ", "  ", "- "]).to_string(),
+        ),
         // A piece of the other text pasted over a selection.
         15 | 16 => {
             let from = char_floor(paste, rng.below(paste.len() + 1));
@@ -105,7 +145,14 @@ pub fn random_edit(rng: &mut Rng, text: &str, paste: &str) -> Edit {
             }
         }
         // Everything deleted, or the other text pasted over everything.
-        18 => (0..len, if rng.below(2) == 0 { String::new() } else { paste.to_string() }),
+        18 => (
+            0..len,
+            if rng.below(2) == 0 {
+                String::new()
+            } else {
+                paste.to_string()
+            },
+        ),
         // Offsets an API caller should not send (inside a character, past
         // the end, reversed): they must clamp, never panic.
         _ => {
@@ -113,7 +160,10 @@ pub fn random_edit(rng: &mut Rng, text: &str, paste: &str) -> Edit {
             (start..rng.below(len + 3), rng.pick(TYPED).to_string())
         }
     };
-    Edit { range, text: new_text }
+    Edit {
+        range,
+        text: new_text,
+    }
 }
 
 /// A few edits derived from fuzzer input bytes (for the `yaml` target and
@@ -135,7 +185,10 @@ pub fn edits_from_bytes(data: &[u8], text: &str) -> Vec<Edit> {
 pub fn check_live_edits(data: &[u8], text: &str) {
     for (new, reference) in READERS {
         let mut live = new(text);
-        assert!(*live.yaml() == reference(text), "LiveYaml::new differs from a fresh parse");
+        assert!(
+            *live.yaml() == reference(text),
+            "LiveYaml::new differs from a fresh parse"
+        );
         for (i, edit) in edits_from_bytes(data, text).iter().enumerate() {
             check_edit(&mut live, edit, reference, &format!("edit {i}"));
         }
@@ -152,33 +205,61 @@ pub fn apply(text: &mut String, edit: &Edit) {
 /// Applies `edit` to `live` and checks the invariant: the live parse is
 /// exactly a fresh parse of the text (`reference`: `parse`, or
 /// `parse_tree_sitter_only` for a tree-sitter-only `LiveYaml`).
-pub fn check_edit(live: &mut LiveYaml, edit: &Edit, reference: fn(&str) -> YamlFile, context: &str) {
+pub fn check_edit(
+    live: &mut LiveYaml,
+    edit: &Edit,
+    reference: fn(&str) -> YamlFile,
+    context: &str,
+) {
     let before = live.text().to_string();
     live.edit(edit.range.start, edit.range.end, &edit.text);
     let mut expected_text = before.clone();
     apply(&mut expected_text, edit);
-    assert_eq!(live.text(), expected_text, "{context}: the edit {edit:?} was applied differently");
+    assert_eq!(
+        live.text(),
+        expected_text,
+        "{context}: the edit {edit:?} was applied differently"
+    );
     let fresh = reference(live.text());
     if *live.yaml() != fresh {
-        panic!("{context}: after {edit:?} on {before:?}\n{}", first_difference(&live.yaml(), &fresh, live.text()));
+        panic!(
+            "{context}: after {edit:?} on {before:?}\n{}",
+            first_difference(&live.yaml(), &fresh, live.text())
+        );
     }
 }
 
 /// A short account of where two parses of `text` differ.
 pub fn first_difference(live: &YamlFile, fresh: &YamlFile, text: &str) -> String {
     if live.documents.len() != fresh.documents.len() {
-        let spans = |f: &YamlFile| f.documents.iter().map(|d| d.span.clone()).collect::<Vec<_>>();
-        return format!("documents: live {:?}, fresh {:?}", spans(live), spans(fresh));
+        let spans = |f: &YamlFile| {
+            f.documents
+                .iter()
+                .map(|d| d.span.clone())
+                .collect::<Vec<_>>()
+        };
+        return format!(
+            "documents: live {:?}, fresh {:?}",
+            spans(live),
+            spans(fresh)
+        );
     }
     for (a, b) in live.documents.iter().zip(&fresh.documents) {
         if a != b {
-            return format!("document {:?} ({:?}):\nlive  {a:?}\nfresh {b:?}", b.span, &text[b.span.clone()]);
+            return format!(
+                "document {:?} ({:?}):\nlive  {a:?}\nfresh {b:?}",
+                b.span,
+                &text[b.span.clone()]
+            );
         }
     }
     if live.errors != fresh.errors {
         return format!("errors:\nlive  {:?}\nfresh {:?}", live.errors, fresh.errors);
     }
-    format!("comments:\nlive  {:?}\nfresh {:?}", live.comments, fresh.comments)
+    format!(
+        "comments:\nlive  {:?}\nfresh {:?}",
+        live.comments, fresh.comments
+    )
 }
 
 fn char_floor(text: &str, offset: usize) -> usize {
