@@ -42,7 +42,20 @@ enum Command {
         root: Option<PathBuf>,
     },
     /// Run the language server (LSP over stdin/stdout), for editors.
-    Server,
+    Server(ServerArgs),
+}
+
+/// What LSP clients pass when they start a stdio server (vscode-languageclient
+/// appends `--stdio` for `TransportKind.stdio`, and `--clientProcessId=N`);
+/// stdio is the only transport, so both are accepted and change nothing.
+#[derive(clap::Args)]
+struct ServerArgs {
+    /// Speak LSP over stdin/stdout (the default and only transport).
+    #[arg(long)]
+    stdio: bool,
+    /// The client's process id (accepted for clients that pass it).
+    #[arg(long = "clientProcessId", value_name = "PID", hide = true)]
+    client_process_id: Option<u32>,
 }
 
 #[derive(clap::Args)]
@@ -132,7 +145,7 @@ fn main() -> ExitCode {
             ..
         } => generate_docs_command(check, root),
         Command::Rule { code, .. } => rule_command(code.as_deref()),
-        Command::Server => dqlint_lsp::run_stdio(),
+        Command::Server(_) => dqlint_lsp::run_stdio(),
         Command::Lint(args) => match lint_command(args) {
             Ok(code) => code,
             Err(message) => {

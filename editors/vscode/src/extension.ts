@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import {
   LanguageClient,
   LanguageClientOptions,
+  RevealOutputChannelOn,
   ServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
@@ -38,6 +39,8 @@ function createClient(context: vscode.ExtensionContext): LanguageClient | undefi
   }
   output?.info(`Starting ${resolution.path} server (from ${resolution.source})`);
 
+  // vscode-languageclient appends `--stdio` for this transport; `dqlint
+  // server` accepts it (shared/spec/lsp.md).
   const serverOptions: ServerOptions = {
     command: resolution.path,
     args: ["server"],
@@ -50,14 +53,36 @@ function createClient(context: vscode.ExtensionContext): LanguageClient | undefi
       { scheme: "file", language: "yaml" },
       { scheme: "file", language: "json" },
       { scheme: "file", language: "sql" },
-      { scheme: "file", pattern: "**/*.{yaml,yml,json,sql}" },
+      { scheme: "file", language: "python" },
+      { scheme: "file", pattern: "**/*.{yaml,yml,json,sql,py}" },
     ],
     initializationOptions: settings(),
     // Sends `workspace/didChangeConfiguration` with `{ dqlint: {...} }`.
     synchronize: { configurationSection: "dqlint" },
     outputChannel: output,
+    // The server's stderr lands in this channel: show it when it fails.
+    revealOutputChannelOn: RevealOutputChannelOn.Error,
+    initializationFailedHandler: (error) => {
+      reportFailure(`The dqlint server failed to initialize: ${errorText(error)}`);
+      return false;
+    },
   };
   return new LanguageClient("dqlint", "dqlint", serverOptions, clientOptions);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Logs `message`, brings the output channel (with the server's own stderr) to the front and says so in a toast. */
+function reportFailure(message: string): void {
+  output?.error(message);
+  output?.show(true);
+  void vscode.window.showErrorMessage(message, "Show output").then((choice) => {
+    if (choice === "Show output") {
+      output?.show();
+    }
+  });
 }
 
 async function start(context: vscode.ExtensionContext): Promise<void> {
@@ -66,7 +91,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     try {
       await client.start();
     } catch (error) {
-      output?.error(`The dqlint server did not start: ${String(error)}`);
+      reportFailure(`The dqlint server did not start: ${errorText(error)}`);
       client = undefined;
     }
   }
