@@ -23,8 +23,9 @@ rm -rf "$dir"
 mkdir -p "$dir"
 cd "$dir"
 npm install --ignore-scripts --no-save "code-server@$version" >&2
-cd node_modules/code-server
+# argon2 (password hashing) is hoisted next to code-server, not inside it.
 npm rebuild argon2 --foreground-scripts >&2
+cd node_modules/code-server
 cd lib/vscode
 npm install --omit=dev --ignore-scripts >&2
 mkdir -p node_modules/@vscode/ripgrep/bin
