@@ -26,7 +26,7 @@ use dqlint_yaml::LineIndex;
 use crate::config::{is_known_selector, selector_matches, Config, Policy};
 use crate::diagnostic::{Diagnostic, Edit};
 use crate::registry::{rule, RuleMeta};
-use crate::rules::dq009_unused_suppression::{self, Usage};
+use crate::rules::suppression::dq009_unused_suppression::{self, Usage};
 
 /// What a directive covers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

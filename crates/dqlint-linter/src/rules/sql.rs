@@ -1,0 +1,26 @@
+//! The SQL of rule expressions (one shared pass over every expression, `crate::expressions`).
+pub mod dq301_sql_syntax_error;
+pub mod dq302_not_row_level;
+pub mod dq303_nondeterministic_rule;
+pub mod dq304_token_in_rule;
+pub mod dq305_non_boolean_rule;
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+
+/// The five DQ3xx rules share one pass over the expressions.
+pub(crate) fn report_expression_findings(ctx: &Context, out: &mut Findings, code: &str) {
+    let me = rule(code);
+    for f in crate::expressions::findings(ctx)
+        .iter()
+        .filter(|f| f.code == code)
+    {
+        out.push(Diagnostic::at(
+            me,
+            f.file,
+            f.span.clone(),
+            f.message.clone(),
+        ));
+    }
+}

@@ -1,0 +1,2 @@
+//! `dqlint: ignore` comments that hide nothing.
+pub mod dq009_unused_suppression;
