@@ -123,6 +123,126 @@ local ok, err = pcall(function()
   end
   expect(after, "after deleting line " .. (first_line + 1) .. " of " .. edited)
 
+  -- `K` on a finding: a floating window with its rule's documentation
+  -- (on 0.7-0.9 the plugin maps it; 0.10+ does by itself).
+  local probe = files[#files]
+  local code, line, col = (expected[probe][1]):match("^(%S+) (%d+):(%d+)$")
+  local heading = vim.split(vim.fn.system({ dqlint, "rule", code }), "\n")[1]
+  local rule_name = heading:match("%((.-)%)")
+  if rule_name == nil then
+    error("`dqlint rule " .. code .. "` printed no name: " .. heading)
+  end
+  local function floating_text()
+    local texts = {}
+    for _, win in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(win).relative ~= "" then
+        local buf = vim.api.nvim_win_get_buf(win)
+        table.insert(texts, table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n"))
+      end
+    end
+    return table.concat(texts, "\n")
+  end
+  vim.cmd("buffer " .. buffers[probe])
+  vim.api.nvim_win_set_cursor(0, { tonumber(line) + 1, tonumber(col) })
+  vim.cmd("normal K")
+  local shown = vim.wait(timeout, function()
+    local text = floating_text()
+    return text:find(rule_name, 1, true) ~= nil and text:find("What it does", 1, true) ~= nil
+  end, 50)
+  if not shown then
+    error("K on " .. code .. " in " .. probe .. " showed no hover with `" .. rule_name .. "`; floating windows: [" .. floating_text() .. "]")
+  end
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(win).relative ~= "" then
+      vim.api.nvim_win_close(win, true)
+    end
+  end
+
+  -- 'omnifunc' completes from the server: token names after `${`.
+  local omni = vim.api.nvim_buf_get_option(buffers[probe], "omnifunc")
+  if omni ~= "v:lua.vim.lsp.omnifunc" then
+    error("'omnifunc' of " .. probe .. " is `" .. omni .. "`, not the LSP's")
+  end
+  local last = vim.api.nvim_buf_line_count(buffers[probe])
+  vim.api.nvim_buf_set_lines(buffers[probe], last, last, false, { "# ${cat" })
+  vim.api.nvim_win_set_cursor(0, { last + 1, #"# ${cat" })
+  -- In Insert mode, as a user types it: `A` then CTRL-X CTRL-O. A timer
+  -- reads the popup menu once the server's answer fills it, then leaves
+  -- Insert mode ("x!" keeps Insert mode until that <Esc> comes).
+  local offered
+  local deadline = vim.loop.now() + timeout
+  local timer = vim.loop.new_timer()
+  timer:start(100, 50, vim.schedule_wrap(function()
+    local info = vim.fn.complete_info({ "items" })
+    if #info.items > 0 or vim.loop.now() > deadline then
+      offered = info.items
+      timer:stop()
+      vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<C-e><Esc>", true, false, true), "n", false)
+    end
+  end))
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("A<C-x><C-o>", true, false, true), "x!", false)
+  vim.wait(timeout, function()
+    return offered ~= nil
+  end, 50)
+  local start = "insert mode"
+  local words = {}
+  for _, entry in ipairs(offered or {}) do
+    table.insert(words, type(entry) == "table" and (entry.word or entry.abbr) or tostring(entry))
+  end
+  local found = false
+  for _, word in ipairs(words) do
+    if word:find("^catalog") then
+      found = true
+    end
+  end
+  if not found then
+    error("omnifunc after `${cat` (start " .. tostring(start) .. ") offered [" .. table.concat(words, ", ") .. "], no `catalog`")
+  end
+  vim.api.nvim_buf_set_lines(buffers[probe], last, last + 1, false, {})
+
+  -- A code action: a safe quick fix of one of the file's findings, picked
+  -- through vim.ui.select as a user would, changes the buffer.
+  local titles = {}
+  local applied
+  local real_select = vim.ui.select
+  for _, entry in ipairs(expected[probe]) do
+    local fcode, fline, fcol = entry:match("^(%S+) (%d+):(%d+)$")
+    local before = table.concat(vim.api.nvim_buf_get_lines(buffers[probe], 0, -1, false), "\n")
+    local answered = false
+    local chosen = false
+    vim.ui.select = function(items, opts, on_choice)
+      answered = true
+      for i, item in ipairs(items) do
+        local title = opts.format_item and opts.format_item(item) or tostring(item)
+        table.insert(titles, title)
+        if title:sub(1, #fcode + 1) == fcode .. ":" and not title:find("changes behaviour", 1, true) then
+          chosen = true
+          on_choice(item, i)
+          return
+        end
+      end
+      on_choice(nil, nil)
+    end
+    vim.api.nvim_win_set_cursor(0, { tonumber(fline) + 1, tonumber(fcol) })
+    vim.lsp.buf.code_action()
+    vim.wait(timeout, function()
+      return answered
+    end, 50)
+    if chosen then
+      if not vim.wait(timeout, function()
+        return table.concat(vim.api.nvim_buf_get_lines(buffers[probe], 0, -1, false), "\n") ~= before
+      end, 50) then
+        error("the quick fix of " .. fcode .. " was chosen but " .. probe .. " did not change")
+      end
+      applied = fcode
+      break
+    end
+  end
+  vim.ui.select = real_select
+  if applied == nil then
+    error("no safe quick fix offered in " .. probe .. "; offered: [" .. table.concat(titles, " | ") .. "]")
+  end
+
   local counts = {}
   for _, rel in ipairs(files) do
     table.insert(counts, rel .. " " .. #(after[rel] or {}))
@@ -130,8 +250,8 @@ local ok, err = pcall(function()
   local api = vim.lsp.start == nil and "vim.lsp.start_client"
     or ((vim.lsp.config ~= nil and os.getenv("E2E_LEGACY") ~= "1") and "vim.lsp.config" or "vim.lsp.start")
   io.stdout:write(string.format(
-    "e2e ok: Neovim %s (%s): diagnostics match `dqlint lint` before and after an edit (%s)\n",
-    string.format("%d.%d.%d", vim.version().major, vim.version().minor, vim.version().patch), api, table.concat(counts, ", ")
+    "e2e ok: Neovim %s (%s): diagnostics match `dqlint lint` before and after an edit (%s); K shows the rule doc, omnifunc completes, a quick fix applies (%s)\n",
+    string.format("%d.%d.%d", vim.version().major, vim.version().minor, vim.version().patch), api, table.concat(counts, ", "), applied
   ))
 end)
 

@@ -16,6 +16,8 @@ M.defaults = {
   envs = {},
   select = {},
   ignore = {},
+  -- Called after dqlint's own on_attach (K and 'omnifunc' before 0.10).
+  on_attach = nil,
   -- Force the FileType-autocommand path even on 0.11+ (tests, odd setups).
   legacy = false,
 }
@@ -55,6 +57,7 @@ local function start_0_7(config, root, bufnr)
       root_dir = root,
       init_options = config.init_options,
       settings = config.settings,
+      on_attach = config.on_attach,
       on_exit = function()
         clients_by_root[root] = nil
       end,
@@ -66,6 +69,26 @@ local function start_0_7(config, root, bufnr)
     clients_by_root[root] = id
   end
   vim.lsp.buf_attach_client(bufnr, id)
+end
+
+--- What Neovim 0.10+ sets by itself when a server attaches, for older ones:
+--- `K` shows the hover (the rule's documentation on a finding; without it
+--- 0.7-0.9 run 'keywordprg', i.e. `man`) and 'omnifunc' completes from the
+--- server (0.7 leaves it empty). A `K` the user mapped in the buffer and an
+--- 'omnifunc' already set are kept.
+function M.on_attach(client, bufnr)
+  if vim.fn.has("nvim-0.10") == 1 then
+    return
+  end
+  if client.server_capabilities == nil or client.server_capabilities.hoverProvider then
+    local existing = vim.fn.maparg("K", "n", false, true)
+    if type(existing) ~= "table" or existing.buffer ~= 1 then
+      vim.keymap.set("n", "K", vim.lsp.buf.hover, { buffer = bufnr, desc = "dqlint: hover" })
+    end
+  end
+  if vim.api.nvim_buf_get_option(bufnr, "omnifunc") == "" then
+    vim.api.nvim_buf_set_option(bufnr, "omnifunc", "v:lua.vim.lsp.omnifunc")
+  end
 end
 
 local function server_settings(opts)
@@ -81,6 +104,12 @@ function M.config(opts)
     filetypes = opts.filetypes,
     init_options = server_settings(opts),
     settings = { dqlint = server_settings(opts) },
+    on_attach = function(client, bufnr)
+      M.on_attach(client, bufnr)
+      if opts.on_attach then
+        opts.on_attach(client, bufnr)
+      end
+    end,
   }, opts
 end
 
@@ -123,6 +152,7 @@ function M.setup(opts)
         root_dir = root,
         init_options = config.init_options,
         settings = config.settings,
+        on_attach = config.on_attach,
       }, { bufnr = args.buf })
     end,
   })
