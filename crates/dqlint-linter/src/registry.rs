@@ -1,10 +1,13 @@
 //! The one table of rule codes. Each rule lives in
 //! `rules/<family>/dq<code>_<name>.rs`;
 //! that file's `//!` doc comment is the rule's user documentation.
+//! Each entry also declares the rule's [`Scope`]: what its findings can
+//! depend on, from which the engine derives what an edit can affect.
 
 use crate::diagnostic::Severity;
 use crate::engine::{Context, Findings};
 use crate::rules;
+pub use crate::scope::Scope;
 
 pub struct RuleMeta {
     pub code: &'static str,
@@ -13,6 +16,8 @@ pub struct RuleMeta {
     /// The folder under `rules/` that holds the rule: rules of one family
     /// read the same part of the model and share its helpers.
     pub family: &'static str,
+    /// What the rule's findings can depend on.
+    pub scope: Scope,
     pub check: fn(&Context, &mut Findings),
     source: &'static str,
 }
@@ -225,13 +230,14 @@ impl DocExample {
 }
 
 macro_rules! registry {
-    ($( $code:literal $name:literal $severity:ident $family:ident / $module:ident; )*) => {
+    ($( $code:literal $name:literal $severity:ident $scope:ident $family:ident / $module:ident; )*) => {
         pub static RULES: &[RuleMeta] = &[
             $( RuleMeta {
                 code: $code,
                 name: $name,
                 severity: Severity::$severity,
                 family: stringify!($family),
+                scope: Scope::$scope,
                 check: rules::$family::$module::check,
                 source: include_str!(concat!(
                     "rules/", stringify!($family), "/", stringify!($module), ".rs"
@@ -241,54 +247,55 @@ macro_rules! registry {
     };
 }
 
+// code, name, default severity, scope, family/module.
 registry! {
-    "DQ001" "yaml-syntax-error" Error structure/dq001_yaml_syntax_error;
-    "DQ002" "invalid-structure" Error structure/dq002_invalid_structure;
-    "DQ003" "unknown-key" Warning structure/dq003_unknown_key;
-    "DQ004" "unresolved-reference" Error structure/dq004_unresolved_reference;
-    "DQ009" "unused-suppression" Warning suppression/dq009_unused_suppression;
-    "DQ101" "invalid-dq-mode" Error action/dq101_invalid_dq_mode;
-    "DQ102" "quarantine-block-missing" Error action/dq102_quarantine_block_missing;
-    "DQ103" "quarantine-block-without-mode" Error action/dq103_quarantine_block_without_mode;
-    "DQ104" "quarantine-field-missing" Error action/dq104_quarantine_field_missing;
-    "DQ105" "non-stream-read-mode" Error action/dq105_non_stream_read_mode;
-    "DQ106" "expectations-file-not-set" Error action/dq106_expectations_file_not_set;
-    "DQ107" "expectations-file-not-found" Error action/dq107_expectations_file_not_found;
-    "DQ108" "dq-source-not-single-view" Error action/dq108_dq_source_not_single_view;
-    "DQ109" "preset-data-quality-ignored" Warning action/dq109_preset_data_quality_ignored;
-    "DQ201" "expectations-file-invalid" Error expectations/dq201_expectations_file_invalid;
-    "DQ202" "no-expectations" Error expectations/dq202_no_expectations;
-    "DQ203" "rule-without-expression" Error expectations/dq203_rule_without_expression;
-    "DQ204" "invalid-rule-action" Error expectations/dq204_invalid_rule_action;
-    "DQ205" "duplicate-rule-name" Error expectations/dq205_duplicate_rule_name;
-    "DQ206" "rule-value-not-mapping" Error expectations/dq206_rule_value_not_mapping;
-    "DQ207" "quarantine-coerces-action" Warning expectations/dq207_quarantine_coerces_action;
-    "DQ208" "conflicting-rule-action" Warning expectations/dq208_conflicting_rule_action;
-    "DQ301" "sql-syntax-error" Error sql/dq301_sql_syntax_error;
-    "DQ302" "not-row-level" Error sql/dq302_not_row_level;
-    "DQ303" "nondeterministic-rule" Warning sql/dq303_nondeterministic_rule;
-    "DQ304" "token-in-rule" Warning sql/dq304_token_in_rule;
-    "DQ305" "non-boolean-rule" Warning sql/dq305_non_boolean_rule;
-    "DQ401" "table-name-not-qualified" Error dlq/dq401_table_name_not_qualified;
-    "DQ402" "dlq-ddl-not-found" Info dlq/dq402_dlq_ddl_not_found;
-    "DQ403" "dlq-outbox-ddl-not-found" Warning dlq/dq403_dlq_outbox_ddl_not_found;
-    "DQ404" "dlq-missing-change-data-feed" Error dlq/dq404_dlq_missing_change_data_feed;
-    "DQ405" "dlq-missing-row-tracking" Error dlq/dq405_dlq_missing_row_tracking;
-    "DQ406" "dlq-missing-deletion-vectors" Error dlq/dq406_dlq_missing_deletion_vectors;
-    "DQ407" "dlq-not-clustered-by-source" Error dlq/dq407_dlq_not_clustered_by_source;
-    "DQ408" "dlq-schema-mismatch" Error dlq/dq408_dlq_schema_mismatch;
-    "DQ409" "dlq-update-not-scoped" Warning dlq/dq409_dlq_update_not_scoped;
-    "DQ501" "duplicate-source-table" Error cross_action/dq501_duplicate_source_table;
-    "DQ502" "duplicate-source-table-across-pipelines" Error cross_action/dq502_duplicate_source_table_across_pipelines;
-    "DQ503" "duplicate-quarantine-source-view" Error cross_action/dq503_duplicate_quarantine_source_view;
-    "DQ504" "quarantine-in-continuous-pipeline" Error cross_action/dq504_quarantine_in_continuous_pipeline;
-    "DQ601" "unresolved-token" Error tokens/dq601_unresolved_token;
-    "DQ602" "missing-substitutions-file" Warning tokens/dq602_missing_substitutions_file;
-    "DQ603" "deprecated-bare-token" Warning tokens/dq603_deprecated_bare_token;
-    "DQ604" "secret-in-table-name" Error tokens/dq604_secret_in_table_name;
-    "DQ605" "undefined-local-variable" Error tokens/dq605_undefined_local_variable;
-    "DQ701" "cdc-without-sequence-by" Warning cdc/dq701_cdc_without_sequence_by;
-    "DQ702" "cdc-sequence-by-processing-time" Warning cdc/dq702_cdc_sequence_by_processing_time;
+    "DQ001" "yaml-syntax-error" Error File structure/dq001_yaml_syntax_error;
+    "DQ002" "invalid-structure" Error Flowgroup structure/dq002_invalid_structure;
+    "DQ003" "unknown-key" Warning Flowgroup structure/dq003_unknown_key;
+    "DQ004" "unresolved-reference" Error Library structure/dq004_unresolved_reference;
+    "DQ009" "unused-suppression" Warning Suppressions suppression/dq009_unused_suppression;
+    "DQ101" "invalid-dq-mode" Error Flowgroup action/dq101_invalid_dq_mode;
+    "DQ102" "quarantine-block-missing" Error Flowgroup action/dq102_quarantine_block_missing;
+    "DQ103" "quarantine-block-without-mode" Error Flowgroup action/dq103_quarantine_block_without_mode;
+    "DQ104" "quarantine-field-missing" Error Flowgroup action/dq104_quarantine_field_missing;
+    "DQ105" "non-stream-read-mode" Error Flowgroup action/dq105_non_stream_read_mode;
+    "DQ106" "expectations-file-not-set" Error Flowgroup action/dq106_expectations_file_not_set;
+    "DQ107" "expectations-file-not-found" Error Tokens action/dq107_expectations_file_not_found;
+    "DQ108" "dq-source-not-single-view" Error Flowgroup action/dq108_dq_source_not_single_view;
+    "DQ109" "preset-data-quality-ignored" Warning File action/dq109_preset_data_quality_ignored;
+    "DQ201" "expectations-file-invalid" Error Expectations expectations/dq201_expectations_file_invalid;
+    "DQ202" "no-expectations" Error Expectations expectations/dq202_no_expectations;
+    "DQ203" "rule-without-expression" Error Expectations expectations/dq203_rule_without_expression;
+    "DQ204" "invalid-rule-action" Error Expectations expectations/dq204_invalid_rule_action;
+    "DQ205" "duplicate-rule-name" Error Expectations expectations/dq205_duplicate_rule_name;
+    "DQ206" "rule-value-not-mapping" Error Expectations expectations/dq206_rule_value_not_mapping;
+    "DQ207" "quarantine-coerces-action" Warning Expectations expectations/dq207_quarantine_coerces_action;
+    "DQ208" "conflicting-rule-action" Warning Expectations expectations/dq208_conflicting_rule_action;
+    "DQ301" "sql-syntax-error" Error Expectations sql/dq301_sql_syntax_error;
+    "DQ302" "not-row-level" Error Expectations sql/dq302_not_row_level;
+    "DQ303" "nondeterministic-rule" Warning Expectations sql/dq303_nondeterministic_rule;
+    "DQ304" "token-in-rule" Warning Expectations sql/dq304_token_in_rule;
+    "DQ305" "non-boolean-rule" Warning Expectations sql/dq305_non_boolean_rule;
+    "DQ401" "table-name-not-qualified" Error Tokens dlq/dq401_table_name_not_qualified;
+    "DQ402" "dlq-ddl-not-found" Info Quarantine dlq/dq402_dlq_ddl_not_found;
+    "DQ403" "dlq-outbox-ddl-not-found" Warning Quarantine dlq/dq403_dlq_outbox_ddl_not_found;
+    "DQ404" "dlq-missing-change-data-feed" Error Quarantine dlq/dq404_dlq_missing_change_data_feed;
+    "DQ405" "dlq-missing-row-tracking" Error Quarantine dlq/dq405_dlq_missing_row_tracking;
+    "DQ406" "dlq-missing-deletion-vectors" Error Quarantine dlq/dq406_dlq_missing_deletion_vectors;
+    "DQ407" "dlq-not-clustered-by-source" Error Quarantine dlq/dq407_dlq_not_clustered_by_source;
+    "DQ408" "dlq-schema-mismatch" Error Quarantine dlq/dq408_dlq_schema_mismatch;
+    "DQ409" "dlq-update-not-scoped" Warning Quarantine dlq/dq409_dlq_update_not_scoped;
+    "DQ501" "duplicate-source-table" Error Quarantine cross_action/dq501_duplicate_source_table;
+    "DQ502" "duplicate-source-table-across-pipelines" Error Quarantine cross_action/dq502_duplicate_source_table_across_pipelines;
+    "DQ503" "duplicate-quarantine-source-view" Error Quarantine cross_action/dq503_duplicate_quarantine_source_view;
+    "DQ504" "quarantine-in-continuous-pipeline" Error Quarantine cross_action/dq504_quarantine_in_continuous_pipeline;
+    "DQ601" "unresolved-token" Error Tokens tokens/dq601_unresolved_token;
+    "DQ602" "missing-substitutions-file" Warning Project tokens/dq602_missing_substitutions_file;
+    "DQ603" "deprecated-bare-token" Warning Tokens tokens/dq603_deprecated_bare_token;
+    "DQ604" "secret-in-table-name" Error Flowgroup tokens/dq604_secret_in_table_name;
+    "DQ605" "undefined-local-variable" Error Flowgroup tokens/dq605_undefined_local_variable;
+    "DQ701" "cdc-without-sequence-by" Warning Flowgroup cdc/dq701_cdc_without_sequence_by;
+    "DQ702" "cdc-sequence-by-processing-time" Warning Flowgroup cdc/dq702_cdc_sequence_by_processing_time;
 }
 
 /// A rule by code (`DQ107`) or name (`expectations-file-not-found`).

@@ -42,3 +42,20 @@ fn codes_and_names_are_unique_and_well_formed() {
         }
     }
 }
+
+#[test]
+fn every_rule_lives_in_its_family_folder_and_declares_a_scope() {
+    use dqlint_linter::Scope;
+    for rule in RULES {
+        assert!(!rule.family.is_empty(), "{} has no family", rule.code);
+        // Rules that compare findings of other rules see everything; no
+        // other rule may claim that scope.
+        assert_eq!(
+            rule.scope == Scope::Suppressions,
+            rule.family == "suppression",
+            "{}: only the suppression family reads other rules' findings",
+            rule.code
+        );
+        assert!(!rule.scope.describe().is_empty());
+    }
+}
