@@ -14,6 +14,9 @@ pub const INVALID_MESSAGE: &str = "dqlint/invalidMessage";
 /// Frames larger than this are refused rather than buffered.
 const MAX_FRAME: usize = 256 * 1024 * 1024;
 
+/// Header lines are read this many bytes at a time at most.
+const MAX_HEADER_LINE: u64 = 64 * 1024;
+
 /// Returns a reader carrying only well-formed frames of `input`.
 pub fn guard<I>(input: I) -> DuplexStream
 where
@@ -50,12 +53,25 @@ async fn read_frame<I: AsyncRead + Unpin>(input: &mut BufReader<I>) -> Frame {
     let mut saw_header = false;
     loop {
         let mut line = Vec::new();
-        match input.read_until(b'\n', &mut line).await {
+        // Bounded: the body of a refused frame, read as header lines, must
+        // not pile up in memory waiting for a newline.
+        match (&mut *input)
+            .take(MAX_HEADER_LINE)
+            .read_until(b'\n', &mut line)
+            .await
+        {
             Ok(0) | Err(_) => return Frame::End,
             Ok(_) => {}
         }
         let line = String::from_utf8_lossy(&line);
-        let line = line.trim_end_matches(['\r', '\n']);
+        let mut line = line.trim_end_matches(['\r', '\n']);
+        // After a broken frame (no Content-Length, or one shorter than its
+        // body) the rest of that body runs into the next frame's header on
+        // one line: start reading the header where it starts, so that the
+        // next message is not lost with the broken one.
+        if let Some(at) = header_start(line) {
+            line = &line[at..];
+        }
         if line.is_empty() {
             if !saw_header {
                 continue; // Stray blank lines between frames.
@@ -89,11 +105,32 @@ async fn read_frame<I: AsyncRead + Unpin>(input: &mut BufReader<I>) -> Frame {
     }
 }
 
+/// Where a `Content-Length` header starts in `line` when something else
+/// (the tail of a broken frame's body) comes before it.
+fn header_start(line: &str) -> Option<usize> {
+    const NAME: &[u8] = b"content-length:";
+    let bytes = line.as_bytes();
+    (1..bytes.len().saturating_sub(NAME.len() - 1))
+        .find(|&at| bytes[at..at + NAME.len()].eq_ignore_ascii_case(NAME))
+}
+
 /// The body if the server's reader accepts it, else its substitute.
 fn checked(body: Vec<u8>) -> Vec<u8> {
-    if serde_json::from_slice::<Request>(&body).is_ok()
-        || serde_json::from_slice::<Response>(&body).is_ok()
-    {
+    if let Ok(request) = serde_json::from_slice::<Request>(&body) {
+        // LSP: a request whose method starts with `$/` that the receiver
+        // does not know gets MethodNotFound. tower-lsp-server drops such
+        // requests unanswered; no `$/` request is served here (the `$/`
+        // methods the server knows are notifications).
+        if let Some(id) = request.id() {
+            if request.method().starts_with("$/") {
+                let id = serde_json::to_value(id).ok();
+                let reason = format!("method not found: {}", request.method());
+                return substitute(id, -32601, &reason);
+            }
+        }
+        return body;
+    }
+    if serde_json::from_slice::<Response>(&body).is_ok() {
         return body;
     }
     match serde_json::from_slice::<Value>(&body) {

@@ -100,11 +100,14 @@ impl Backend {
     /// A frame the input guard could not pass on (see [`crate::framing`]):
     /// answered with its JSON-RPC error; logged when it was a notification.
     pub async fn invalid_message(&self, params: InvalidMessage) -> Result<()> {
-        self.log(
-            MessageType::WARNING,
-            format!("dqlint: ignored a malformed message: {}", params.reason),
-        )
-        .await;
+        // An unknown `$/` request (MethodNotFound) is no malformed message.
+        if params.code != ErrorCode::MethodNotFound.code() {
+            self.log(
+                MessageType::WARNING,
+                format!("dqlint: ignored a malformed message: {}", params.reason),
+            )
+            .await;
+        }
         Err(Error {
             code: ErrorCode::from(params.code),
             message: params.reason.into(),
