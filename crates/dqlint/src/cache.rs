@@ -153,13 +153,20 @@ impl RunCache {
     }
 
     fn write(&self, bytes: &[u8]) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
-        let ignore = self.dir.join(".gitignore");
-        if !ignore.is_file() {
-            write_atomically(&ignore, b"*\n")?;
-        }
+        create_cache_dir(&self.dir)?;
         write_atomically(&self.entry, bytes)
     }
+}
+
+/// Creates the cache folder (`<root>/.dqlint_cache`) with its `.gitignore`
+/// of `*`, if it is not there yet.
+pub fn create_cache_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let ignore = dir.join(".gitignore");
+    if !ignore.is_file() {
+        write_atomically(&ignore, b"*\n")?;
+    }
+    Ok(())
 }
 
 /// Writes `path` through a temporary file in the same folder and a rename,

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use dqlint_linter::Diagnostic;
 use dqlint_project::{Overlay, Project};
 
-use crate::fix::{apply_plan, write_atomically, ChangedFile, FixMode, FixPlan, Rejected};
+use crate::fix::{apply_plan, ChangedFile, FixMode, FixPlan, Rejected};
+use crate::fix_write::{self, PlannedWrite, ReadState, WriteOutcome};
 
 /// Rounds of lint-and-fix before giving up on reaching a fixed point (a
 /// fix whose edits overlap another's waits a round; ruff does the same).
@@ -27,8 +28,12 @@ pub struct FixOutcome {
     pub changed: Vec<ChangedFile>,
     /// How many fixes were applied, per rule code.
     pub applied: BTreeMap<&'static str, usize>,
-    /// Files left as they were because their fixes would break them.
+    /// Files left as they were because their fixes would break them, or
+    /// because they may not be written.
     pub rejected: Vec<Rejected>,
+    /// Each file's length and mtime right after it was first read, to
+    /// see at write time whether something else changed it since.
+    pub read: BTreeMap<PathBuf, ReadState>,
 }
 
 impl FixOutcome {
@@ -48,9 +53,38 @@ pub fn fix_project(
     let mut applied: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut rejected: Vec<Rejected> = Vec::new();
     let mut rejected_paths: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut read: BTreeMap<PathBuf, ReadState> = BTreeMap::new();
     let mut round = 0;
     let (project, remaining) = loop {
         let (project, diagnostics) = lint(&overlay)?;
+        if round == 0 {
+            for file in &project.files {
+                if file.read_error.is_some() {
+                    continue;
+                }
+                if let Some(state) = ReadState::of(&file.path) {
+                    read.insert(file.path.clone(), state);
+                }
+            }
+            // A file the user may not write is never fixed; the findings
+            // that remain then match the files as they are.
+            let mut touched: BTreeSet<dqlint_project::FileId> = BTreeSet::new();
+            for d in &diagnostics {
+                if let Some(fix) = d.fix.as_ref().filter(|f| mode.allows(f.applicability)) {
+                    touched.extend(fix.edits.iter().map(|e| e.file));
+                }
+            }
+            for id in touched {
+                let file = project.file(id);
+                if let Some(reason) = fix_write::not_writable(&file.path) {
+                    rejected_paths.insert(file.path.clone());
+                    rejected.push(Rejected {
+                        rel: file.rel.clone(),
+                        reason,
+                    });
+                }
+            }
+        }
         if round == MAX_ROUNDS {
             break (project, diagnostics);
         }
@@ -99,16 +133,25 @@ pub fn fix_project(
         changed,
         applied,
         rejected,
+        read,
     })
 }
 
-/// Writes the fixed files, each atomically.
-pub fn write_changes(changed: &[ChangedFile]) -> Result<(), String> {
-    for change in changed {
-        write_atomically(&change.path, &change.after)
-            .map_err(|e| format!("cannot write {}: {e}", change.path.display()))?;
-    }
-    Ok(())
+/// Writes the fixed files, checking first that none changed since it was
+/// read (see [`fix_write`]).
+pub fn write_changes(outcome: &FixOutcome) -> Result<WriteOutcome, String> {
+    let files: Vec<PlannedWrite> = outcome
+        .changed
+        .iter()
+        .map(|c| PlannedWrite {
+            path: &c.path,
+            rel: &c.rel,
+            before: &c.before,
+            after: &c.after,
+            read: outcome.read.get(&c.path),
+        })
+        .collect();
+    fix_write::write_all(&files)
 }
 
 /// `--diff`: a unified diff per changed file, paths relative to the root.

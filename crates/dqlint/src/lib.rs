@@ -4,5 +4,6 @@
 pub mod cache;
 pub mod fix;
 pub mod fix_loop;
+pub mod fix_write;
 pub mod output;
 pub mod rule_docs;

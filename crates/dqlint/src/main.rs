@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use dqlint::fix::FixMode;
+use dqlint::fix_write::{self, FixLock, WriteOutcome};
 use dqlint::{cache, fix_loop, output, rule_docs};
 use dqlint_linter::{lint_configured, Config, Selection, Severity, RULES};
 use dqlint_project::{find_root, Project};
@@ -129,6 +130,9 @@ pub enum Format {
 
 fn main() -> ExitCode {
     dqlint_project::timings::begin();
+    if std::env::args_os().nth(1).is_none_or(|a| a != "server") {
+        end_quietly_on_broken_pipes();
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -153,6 +157,20 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+    }
+}
+
+/// `dqlint lint | head -1`: when the reader goes away, end as Unix tools
+/// do (killed by SIGPIPE, status 141 in a shell), not with a panic of
+/// `println!` or a "cannot write the report" error. Safe for `--fix`: it
+/// writes nothing to a pipe while it writes files (the summary and the
+/// report come after). The language server keeps the default (ignored),
+/// as a dead client must not kill it mid-write.
+fn end_quietly_on_broken_pipes() {
+    #[cfg(unix)]
+    // SAFETY: restores the default disposition before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
@@ -278,16 +296,48 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
         let (project, diagnostics) = match fix_mode {
             None => lint_project(&Default::default())?,
             Some(mode) => {
-                let outcome = fix_loop::fix_project(mode, lint_project)?;
-                let mut stderr = std::io::stderr().lock();
-                let _ = fix_loop::write_fix_summary(&mut stderr, &outcome, args.diff, args.quiet);
                 if args.diff {
+                    let outcome = fix_loop::fix_project(mode, lint_project)?;
+                    let mut stderr = std::io::stderr().lock();
+                    let _ = fix_loop::write_fix_summary(&mut stderr, &outcome, true, args.quiet);
                     fix_loop::write_diff(&mut std::io::stdout().lock(), &outcome.changed)
                         .map_err(|e| format!("cannot write the diff: {e}"))?;
                     failed |= !outcome.changed.is_empty();
                     continue;
                 }
-                fix_loop::write_changes(&outcome.changed)?;
+                // One fixer at a time per project; held until this root is done.
+                let _lock = FixLock::acquire(&root, &mut std::io::stderr());
+                fix_write::handle_interrupts();
+                let outcome = fix_loop::fix_project(mode, lint_project)?;
+                let written = fix_loop::write_changes(&outcome)?;
+                // Under the lock no other fixer of this project runs: a
+                // temporary file of a process that is gone is stale.
+                fix_write::remove_stale_temporaries(
+                    outcome.project.files.iter().filter_map(|f| f.path.parent()),
+                );
+                match written {
+                    WriteOutcome::Written => {}
+                    WriteOutcome::ChangedWhileFixing { changed, written } => {
+                        for rel in &changed {
+                            eprintln!("dqlint: error: {rel} changed while fixing: re-run");
+                        }
+                        if written.is_empty() {
+                            eprintln!("dqlint: error: nothing was written (a file changed since dqlint read it)");
+                        } else {
+                            eprintln!(
+                                "dqlint: error: written before the change was seen: {}",
+                                written.join(", ")
+                            );
+                        }
+                        return Ok(ExitCode::from(2));
+                    }
+                    WriteOutcome::Interrupted => {
+                        eprintln!("dqlint: interrupted: some fixed files were not written; re-run");
+                        return Ok(ExitCode::from(130));
+                    }
+                }
+                let mut stderr = std::io::stderr().lock();
+                let _ = fix_loop::write_fix_summary(&mut stderr, &outcome, false, args.quiet);
                 (outcome.project, outcome.remaining)
             }
         };
