@@ -2,6 +2,8 @@
 //! with every value keeping its [`Origin`].
 
 pub mod blueprints;
+pub mod dialect;
+pub mod expectation_model;
 pub mod expectations;
 pub mod files;
 pub mod flowgroup;
@@ -17,6 +19,10 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 pub use blueprints::Blueprint;
+pub use dialect::{classify, discover, find_lint_root, Dialect, RootMarker, Workspace};
+pub use expectation_model::{
+    Check, DatasetExpectations, Enforcement, Expectation, ExpectationSource, SourceSpan,
+};
 pub use expectations::{ExpectationSet, Rule, RuleAction, Shape};
 pub use files::{FileKind, Overlay, SourceFile};
 pub use flowgroup::{Action, Flowgroup, Problem, ProblemKind};
@@ -89,19 +95,12 @@ impl PipelineConfig {
     }
 }
 
-/// The nearest ancestor folder (or `start` itself) holding `lhp.yaml`.
+/// The nearest ancestor folder (or `start` itself) holding `lhp.yaml`
+/// (see [`find_lint_root`] for the roots of other dialects).
 pub fn find_root(start: &Path) -> Option<PathBuf> {
-    let start = std::fs::canonicalize(start).ok()?;
-    let mut dir = if start.is_file() {
-        start.parent()?.to_path_buf()
-    } else {
-        start
-    };
-    loop {
-        if dir.join("lhp.yaml").is_file() {
-            return Some(dir);
-        }
-        dir = dir.parent()?.to_path_buf();
+    match find_lint_root(start) {
+        (root, RootMarker::LhpProject) => Some(root),
+        _ => None,
     }
 }
 

@@ -9,7 +9,7 @@ use dqlint::fix::FixMode;
 use dqlint::fix_write::{self, FixLock, WriteOutcome};
 use dqlint::{cache, fix_loop, output, rule_docs};
 use dqlint_linter::{lint_configured, Config, Selection, Severity, RULES};
-use dqlint_project::{find_root, Project};
+use dqlint_project::{discover, find_lint_root, Dialect, Project, RootMarker, Workspace};
 
 #[derive(Parser)]
 #[command(
@@ -203,6 +203,37 @@ fn rule_command(code: Option<&str>) -> ExitCode {
     }
 }
 
+/// Why a PATH outside any LHP project is not linted (exit 2): nothing of
+/// any dialect under its root, or only dialects dqlint does not lint yet.
+fn no_lhp_project(path: &Path, workspace: &Workspace) -> String {
+    let counts: Vec<String> = [
+        (Dialect::DqxChecks, "DQX checks file"),
+        (Dialect::DqxRunConfig, "DQX run config"),
+        (Dialect::PipelinePython, "Python pipeline source"),
+        (Dialect::PipelineSql, "SQL pipeline source"),
+    ]
+    .iter()
+    .filter_map(|(dialect, what)| {
+        let n = workspace.files_of(*dialect).count();
+        (n > 0).then(|| format!("{n} {what}{}", if n == 1 { "" } else { "s" }))
+    })
+    .collect();
+    if workspace.is_empty() {
+        format!(
+            "{}: nothing to lint under {}: no lhp.yaml in it or any parent folder, no DQX checks file or pipeline source",
+            path.display(),
+            workspace.root.display()
+        )
+    } else {
+        format!(
+            "{}: not inside an LHP project (no lhp.yaml in it or any parent folder); {} found under {}, which this build of dqlint does not lint yet",
+            path.display(),
+            counts.join(", "),
+            workspace.root.display()
+        )
+    }
+}
+
 fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
     for pattern in args.select.iter().chain(&args.ignore) {
         let p = pattern.trim();
@@ -229,12 +260,10 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
         if !path.exists() {
             return Err(format!("{}: no such file or folder", path.display()));
         }
-        let root = find_root(path).ok_or_else(|| {
-            format!(
-                "{}: not inside an LHP project (no lhp.yaml in it or any parent folder)",
-                path.display()
-            )
-        })?;
+        let root = match find_lint_root(path) {
+            (root, RootMarker::LhpProject) => root,
+            (root, _) => return Err(no_lhp_project(path, &discover(&root))),
+        };
         let abs = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
         match roots.iter_mut().find(|(r, _)| *r == root) {
             Some((_, scopes)) => scopes.push(abs),

@@ -189,6 +189,33 @@ fn folder_without_lhp_yaml_exits_2() {
 }
 
 #[test]
+fn outside_an_lhp_project_the_root_is_the_nearest_marker_and_nothing_to_lint_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join("src/deep")).unwrap();
+    std::fs::write(repo.join("src/notes.yaml"), "- name: a\n").unwrap();
+    let output = dqlint(&["lint", repo.join("src/deep").to_str().unwrap()]);
+    assert_eq!(code(&output), 2);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("nothing to lint under"), "{err}");
+    assert!(err.contains("repo"), "the error names the root: {err}");
+
+    // A DQX checks file under the root is found (and said to be unlinted
+    // until the DQX reader lands), never passed over silently.
+    std::fs::write(
+        repo.join("src/checks.yml"),
+        "- criticality: error\n  check:\n    function: is_not_null\n",
+    )
+    .unwrap();
+    let output = dqlint(&["lint", repo.join("src/deep").to_str().unwrap()]);
+    assert_eq!(code(&output), 2);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("1 DQX checks file found"), "{err}");
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
 fn missing_path_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     let output = dqlint(&["lint", dir.path().join("nope").to_str().unwrap()]);

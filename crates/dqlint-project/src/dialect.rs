@@ -1,0 +1,353 @@
+//! Discovery (`../shared/spec/cli.md`): where a lint's root is, and which
+//! dialect each file under it is written in, decided once, here.
+//!
+//! The root is the nearest ancestor folder holding `lhp.yaml`; failing
+//! that, the nearest holding `dqlint.toml`, `databricks.yml` or `.git`;
+//! else the path itself (its folder, for a file).
+//!
+//! Dialects: an LHP project's files are the ones [`crate::Project::load`]
+//! reads by LHP's layout (`pipelines/`, `templates/`, ...); every other
+//! file is classified by its content with [`classify`]. A dialect's model
+//! crate (DQX checks, pipeline sources) takes the files of its dialects
+//! from [`Workspace::files_of`] and yields the shared expectation model
+//! ([`crate::expectation_model`]).
+
+use std::path::{Path, PathBuf};
+
+/// What made a folder the root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootMarker {
+    /// `lhp.yaml`: an LHP project.
+    LhpProject,
+    DqlintConfig,
+    DatabricksBundle,
+    Git,
+    /// No marker in any parent: the path itself.
+    Path,
+}
+
+/// The dialect of one file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dialect {
+    /// A file of an LHP project (its role: [`crate::FileKind`]).
+    Lhp,
+    /// A DQX checks file: a YAML or JSON list of checks.
+    DqxChecks,
+    /// A DQX run configuration (`config.yml` with `run_configs`).
+    DqxRunConfig,
+    /// A Python pipeline source (`import dlt`, `pyspark.pipelines`).
+    PipelinePython,
+    /// A SQL pipeline source (`CREATE STREAMING TABLE`, `CONSTRAINT ... EXPECT`).
+    PipelineSql,
+}
+
+/// The root to lint for `start`, and what made it one.
+pub fn find_lint_root(start: &Path) -> (PathBuf, RootMarker) {
+    let start = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
+    let folder = if start.is_file() {
+        start.parent().map(Path::to_path_buf).unwrap_or_default()
+    } else {
+        start.clone()
+    };
+    if let Some(root) = nearest(&folder, &[("lhp.yaml", RootMarker::LhpProject)]) {
+        return root;
+    }
+    let others = [
+        ("dqlint.toml", RootMarker::DqlintConfig),
+        ("databricks.yml", RootMarker::DatabricksBundle),
+        (".git", RootMarker::Git),
+    ];
+    nearest(&folder, &others).unwrap_or((folder, RootMarker::Path))
+}
+
+fn nearest(folder: &Path, markers: &[(&str, RootMarker)]) -> Option<(PathBuf, RootMarker)> {
+    folder.ancestors().find_map(|dir| {
+        markers
+            .iter()
+            .find(|(name, marker)| {
+                let path = dir.join(name);
+                // A folder named lhp.yaml makes no project (LHP reads the file).
+                if *marker == RootMarker::LhpProject {
+                    path.is_file()
+                } else {
+                    path.exists()
+                }
+            })
+            .map(|(_, marker)| (dir.to_path_buf(), *marker))
+    })
+}
+
+/// The dialect of a file outside an LHP project's layout, from its name and
+/// text; `None` for a file no dialect reads. Cheap: it looks for the
+/// markers each dialect's spec names, and the dialect's reader decides the
+/// rest (a file named here that its reader cannot use is reported by it).
+pub fn classify(rel: &str, text: &str) -> Option<Dialect> {
+    let ext = rel.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("py") => is_pipeline_python(text).then_some(Dialect::PipelinePython),
+        Some("sql") => is_pipeline_sql(text).then_some(Dialect::PipelineSql),
+        Some("yaml" | "yml" | "json") => {
+            if has_key_at_top(text, "run_configs") {
+                Some(Dialect::DqxRunConfig)
+            } else if is_checks_list(text) {
+                Some(Dialect::DqxChecks)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+fn is_pipeline_python(text: &str) -> bool {
+    text.lines().any(|line| {
+        let line = line.trim_start();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["import", module, ..] => module
+                .split(',')
+                .any(|m| m == "dlt" || m.starts_with("dlt.")),
+            ["from", module, "import", ..] => {
+                *module == "dlt"
+                    || module.starts_with("dlt.")
+                    || (*module == "pyspark" && line.contains("pipelines"))
+                    || module.starts_with("pyspark.pipelines")
+            }
+            _ => false,
+        }
+    })
+}
+
+fn is_pipeline_sql(text: &str) -> bool {
+    let upper = text.to_ascii_uppercase();
+    let words: Vec<&str> = upper.split_whitespace().collect();
+    words.windows(2).any(|w| {
+        matches!(
+            w,
+            ["STREAMING", "TABLE"]
+                | ["MATERIALIZED", "VIEW"]
+                | ["LIVE", "VIEW" | "TABLE"]
+                | ["CREATE", "FLOW"]
+                | ["APPLY", "CHANGES"]
+                | ["AUTO", "CDC"]
+        )
+    }) || words
+        .windows(3)
+        .any(|w| w[0] == "CONSTRAINT" && (w[2] == "EXPECT" || w[2].starts_with("EXPECT(")))
+}
+
+/// A top-level mapping key, in block YAML or JSON.
+fn has_key_at_top(text: &str, key: &str) -> bool {
+    text.lines().any(|line| {
+        let quoted = format!("\"{key}\"");
+        line.starts_with(&format!("{key}:"))
+            || line.trim_start().starts_with(&format!("{quoted}:"))
+            || line.trim_start().starts_with(&format!("{quoted} :"))
+    })
+}
+
+/// A top-level list with an item holding `check`, or `criticality` and
+/// `function` (DQX's flat form).
+fn is_checks_list(text: &str) -> bool {
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#') && *l != "---");
+    let Some(first) = first else {
+        return false;
+    };
+    if !(first.starts_with('-') || first.starts_with('[')) {
+        return false;
+    }
+    let has = |key: &str| text.contains(&format!("{key}:")) || text.contains(&format!("\"{key}\""));
+    has("check") || (has("criticality") && has("function"))
+}
+
+/// The files under a root, each with its dialect.
+#[derive(Clone, Debug)]
+pub struct Workspace {
+    pub root: PathBuf,
+    pub marker: RootMarker,
+    /// Files of the dialects other than LHP (whose files the LHP loader
+    /// finds by its layout), sorted by path.
+    pub files: Vec<(PathBuf, Dialect)>,
+}
+
+impl Workspace {
+    /// The files of one dialect.
+    pub fn files_of(&self, dialect: Dialect) -> impl Iterator<Item = &Path> + '_ {
+        self.files
+            .iter()
+            .filter(move |(_, d)| *d == dialect)
+            .map(|(p, _)| p.as_path())
+    }
+
+    /// Whether there is anything to lint: an LHP project, or a file of
+    /// another dialect.
+    pub fn is_empty(&self) -> bool {
+        self.marker != RootMarker::LhpProject && self.files.is_empty()
+    }
+}
+
+/// Folders no dialect's sources live in.
+const SKIPPED: &[&str] = &[
+    ".git",
+    ".dqlint_cache",
+    "node_modules",
+    "target",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".lhp",
+    "generated",
+];
+
+/// The workspace at `start`: its root, and the files of the non-LHP
+/// dialects under it. In an LHP project the folders LHP reads by layout
+/// (`pipelines`, `templates`, `presets`, `substitutions`, `blueprints`,
+/// `config`) are LHP's and are not classified again; `.sql` files there
+/// and elsewhere stay LHP's DDL unless they hold pipeline statements.
+pub fn discover(start: &Path) -> Workspace {
+    let (root, marker) = find_lint_root(start);
+    let lhp_layout = [
+        "pipelines",
+        "templates",
+        "presets",
+        "substitutions",
+        "blueprints",
+        "config",
+    ];
+    let mut files = Vec::new();
+    let walker = walkdir::WalkDir::new(&root)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            e.depth() == 0
+                || !(SKIPPED.contains(&name.as_ref())
+                    || (marker == RootMarker::LhpProject
+                        && e.depth() == 1
+                        && lhp_layout.contains(&name.as_ref())))
+        });
+    for entry in walker.flatten() {
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let path = entry.path();
+        let wanted = path
+            .extension()
+            .and_then(|x| x.to_str())
+            .is_some_and(|x| matches!(x, "py" | "sql" | "yaml" | "yml" | "json"));
+        if !wanted {
+            continue;
+        }
+        let Ok(text) = crate::files::read_from_disk(path) else {
+            continue;
+        };
+        let rel = crate::files::relative_path(&root, path);
+        if marker == RootMarker::LhpProject && rel == "lhp.yaml" {
+            continue;
+        }
+        if let Some(dialect) = classify(&rel, &text) {
+            files.push((path.to_path_buf(), dialect));
+        }
+    }
+    Workspace {
+        root,
+        marker,
+        files,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_by_the_markers_each_dialect_names() {
+        assert_eq!(
+            classify(
+                "checks.yml",
+                "- criticality: error\n  check:\n    function: is_not_null\n"
+            ),
+            Some(Dialect::DqxChecks)
+        );
+        assert_eq!(
+            classify(
+                "c.json",
+                "[{\"criticality\": \"warn\", \"function\": \"is_not_null\"}]"
+            ),
+            Some(Dialect::DqxChecks)
+        );
+        assert_eq!(
+            classify(
+                ".dqx/config.yml",
+                "log_level: INFO\nrun_configs:\n- name: default\n"
+            ),
+            Some(Dialect::DqxRunConfig)
+        );
+        assert_eq!(
+            classify("p/orders.py", "import dlt\n\n@dlt.table\ndef t(): ...\n"),
+            Some(Dialect::PipelinePython)
+        );
+        assert_eq!(
+            classify("p/orders.py", "from pyspark import pipelines as dp\n"),
+            Some(Dialect::PipelinePython)
+        );
+        assert_eq!(
+            classify(
+                "p/o.sql",
+                "CREATE OR REFRESH STREAMING TABLE o (CONSTRAINT ok EXPECT (id > 0)) AS SELECT 1"
+            ),
+            Some(Dialect::PipelineSql)
+        );
+        // LHP DDL, plain Python, plain YAML: no dialect besides LHP's.
+        assert_eq!(
+            classify(
+                "sql/dlq.sql",
+                "CREATE TABLE IF NOT EXISTS c.s.t (id INT) CLUSTER BY (id);"
+            ),
+            None
+        );
+        assert_eq!(classify("x.py", "import os\nprint('dlt')\n"), None);
+        assert_eq!(classify("x.yaml", "- name: a\n  value: b\n"), None);
+        assert_eq!(classify("x.yaml", "check: 1\n"), None);
+        assert_eq!(classify("README.md", "import dlt"), None);
+    }
+
+    #[test]
+    fn the_root_is_the_nearest_lhp_project_else_another_marker_else_the_path() {
+        let tmp = std::env::temp_dir().join(format!("dqlint-discovery-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        let deep = tmp.join("repo/lhp/pipelines/bronze");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::create_dir_all(tmp.join("repo/.git")).unwrap();
+        std::fs::write(tmp.join("repo/lhp/lhp.yaml"), "name: x\n").unwrap();
+        std::fs::write(
+            tmp.join("repo/checks.yml"),
+            "- check: {function: is_not_null}\n",
+        )
+        .unwrap();
+        let tmp = std::fs::canonicalize(&tmp).unwrap();
+
+        let (root, marker) = find_lint_root(&deep);
+        assert_eq!(
+            (root, marker),
+            (tmp.join("repo/lhp"), RootMarker::LhpProject)
+        );
+        let (root, marker) = find_lint_root(&tmp.join("repo/checks.yml"));
+        assert_eq!((root, marker), (tmp.join("repo"), RootMarker::Git));
+
+        let workspace = discover(&tmp.join("repo"));
+        assert_eq!(
+            workspace.files,
+            vec![(tmp.join("repo/checks.yml"), Dialect::DqxChecks)]
+        );
+        assert!(!workspace.is_empty());
+        std::fs::remove_file(tmp.join("repo/checks.yml")).unwrap();
+        assert!(discover(&tmp.join("repo")).is_empty());
+        // An LHP project always has something to lint.
+        assert!(!discover(&tmp.join("repo/lhp")).is_empty());
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+}
