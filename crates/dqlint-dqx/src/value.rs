@@ -1,0 +1,538 @@
+//! The typed-value layer: the Python value DQX receives from `safe_load`
+//! (YAML) or `json.load` (JSON), node by node, each with the exact span of
+//! its source in the CST of `dqlint-yaml`.
+
+use std::ops::Range;
+
+use dqlint_yaml::{Node, NodeKind, ScalarStyle, YamlFile};
+
+use crate::yaml11::{self, Date, Scalar11};
+
+/// How a file is read: DQX picks the reader by extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// PyYAML `safe_load` (every extension but `.json`).
+    Yaml,
+    /// `json.load`.
+    Json,
+}
+
+impl Format {
+    /// DQX's `SerializerFactory`: `.json` is JSON, anything else YAML.
+    pub fn for_path(path: &str) -> Format {
+        if path.to_ascii_lowercase().ends_with(".json") {
+            Format::Json
+        } else {
+            Format::Yaml
+        }
+    }
+}
+
+/// One Python value with where it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Typed {
+    pub span: Range<usize>,
+    pub kind: Kind,
+    /// A scalar written without quotes (YAML plain style).
+    pub plain: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    None,
+    Bool(bool),
+    /// Python ints are unbounded; past `i128` the value saturates.
+    Int(i128),
+    Float(f64),
+    Str(String),
+    Date(Date),
+    DateTime(Date, String),
+    /// `{__decimal__: "0.01"}`, DQX's marker for a `Decimal`.
+    Decimal(String),
+    List(Vec<Typed>),
+    Map(Vec<Entry>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub key: Typed,
+    pub value: Typed,
+}
+
+/// Something the reader itself rejects: the file does not load in DQX.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError {
+    pub span: Range<usize>,
+    pub message: String,
+}
+
+impl Typed {
+    pub fn new(span: Range<usize>, kind: Kind) -> Typed {
+        Typed {
+            span,
+            kind,
+            plain: false,
+        }
+    }
+
+    /// The Python type's name as DQX's messages print it.
+    pub fn py_type(&self) -> &'static str {
+        match &self.kind {
+            Kind::None => "NoneType",
+            Kind::Bool(_) => "bool",
+            Kind::Int(_) => "int",
+            Kind::Float(_) => "float",
+            Kind::Str(_) => "str",
+            Kind::Date(_) => "datetime.date",
+            Kind::DateTime(..) => "datetime.datetime",
+            Kind::Decimal(_) => "Decimal",
+            Kind::List(_) => "list",
+            Kind::Map(_) => "dict",
+        }
+    }
+
+    /// A human name for messages ("a string", "a boolean", ...).
+    pub fn described(&self) -> &'static str {
+        match &self.kind {
+            Kind::None => "null",
+            Kind::Bool(_) => "a boolean",
+            Kind::Int(_) => "an integer",
+            Kind::Float(_) => "a float",
+            Kind::Str(_) => "a string",
+            Kind::Date(_) => "a date",
+            Kind::DateTime(..) => "a timestamp",
+            Kind::Decimal(_) => "a Decimal",
+            Kind::List(_) => "a list",
+            Kind::Map(_) => "a mapping",
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_list(&self) -> Option<&[Typed]> {
+        match &self.kind {
+            Kind::List(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&[Entry]> {
+        match &self.kind {
+            Kind::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    pub fn is_none(&self) -> bool {
+        matches!(self.kind, Kind::None)
+    }
+
+    /// The entry whose key is the string `key` (the last, as Python's
+    /// dict keeps it).
+    pub fn entry(&self, key: &str) -> Option<&Entry> {
+        self.as_map()?
+            .iter()
+            .rev()
+            .find(|e| e.key.as_str() == Some(key))
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Typed> {
+        self.entry(key).map(|e| &e.value)
+    }
+
+    /// A short rendering of the value for messages (`'US'`, `true`, `[..]`).
+    pub fn shown(&self) -> String {
+        match &self.kind {
+            Kind::None => "null".into(),
+            Kind::Bool(b) => b.to_string(),
+            Kind::Int(i) => i.to_string(),
+            Kind::Float(f) => f.to_string(),
+            Kind::Str(s) => format!("{s:?}"),
+            Kind::Date(d) => d.to_string(),
+            Kind::DateTime(d, t) => format!("{d} {t}"),
+            Kind::Decimal(d) => format!("Decimal({d:?})"),
+            Kind::List(_) => "a list".into(),
+            Kind::Map(_) => "a mapping".into(),
+        }
+    }
+}
+
+/// The typed value of a whole file: its one document, as DQX loads it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Loaded {
+    /// `None`: the file is empty (or comments only): DQX reads no checks.
+    pub root: Option<Typed>,
+    pub errors: Vec<LoadError>,
+}
+
+/// Types the parse of a file as DQX's reader would.
+///
+/// Syntax errors of the CST are not repeated here (the YAML layer reports
+/// them); what is added is what only the Python reader rejects: several
+/// documents, values `safe_load` cannot construct (`2024-02-30`, `=`,
+/// unknown tags), JSON that `json.load` refuses.
+pub fn load(text: &str, yaml: &YamlFile, format: Format) -> Loaded {
+    let mut errors = Vec::new();
+    if format == Format::Json {
+        if let Some(e) = json_error(text) {
+            errors.push(e);
+        }
+    }
+    let documents: Vec<_> = yaml.documents.iter().filter(|d| d.root.is_some()).collect();
+    if yaml.documents.len() > 1 && format == Format::Yaml {
+        let second = &yaml.documents[1];
+        if documents.len() > 1 || second.root.is_some() || has_explicit_start(text, &second.span) {
+            errors.push(LoadError {
+                span: second.span.start..second.span.start + 3.min(second.span.len()),
+                message: "expected a single document in the stream, but found another document"
+                    .into(),
+            });
+        }
+    }
+    let root = documents.first().and_then(|d| d.root.as_ref()).map(|node| {
+        let mut builder = Builder {
+            text,
+            format,
+            errors: &mut errors,
+        };
+        builder.typed(node)
+    });
+    Loaded { root, errors }
+}
+
+fn has_explicit_start(text: &str, span: &Range<usize>) -> bool {
+    text.get(span.clone())
+        .is_some_and(|t| t.trim_start().starts_with("---"))
+}
+
+struct Builder<'a> {
+    text: &'a str,
+    format: Format,
+    errors: &'a mut Vec<LoadError>,
+}
+
+impl Builder<'_> {
+    fn typed(&mut self, node: &Node) -> Typed {
+        let span = node.span.clone();
+        match &node.kind {
+            NodeKind::Null => Typed::new(span, Kind::None),
+            NodeKind::Sequence(items) => {
+                let items = items.iter().map(|n| self.typed(n)).collect();
+                Typed::new(span, Kind::List(items))
+            }
+            NodeKind::Mapping(pairs) => {
+                let entries: Vec<Entry> = pairs
+                    .iter()
+                    .map(|p| Entry {
+                        key: self.typed(&p.key),
+                        value: self.typed(&p.value),
+                    })
+                    .collect();
+                if let [only] = entries.as_slice() {
+                    if only.key.as_str() == Some("__decimal__") {
+                        return self.decimal(span, &only.value);
+                    }
+                }
+                Typed::new(span, Kind::Map(entries))
+            }
+            NodeKind::Scalar(s) => {
+                let plain = s.style == ScalarStyle::Plain;
+                let tag = self.tag_before(span.start);
+                let kind = match (self.format, tag) {
+                    (Format::Yaml, Some(tag)) => self.tagged(&tag, &s.value, &span),
+                    (Format::Yaml, None) if plain => match yaml11::construct_plain(&s.value) {
+                        Ok(v) => from_scalar(v),
+                        Err(message) => {
+                            self.errors.push(LoadError {
+                                span: span.clone(),
+                                message: format!("`{}` does not load: {message}", s.value),
+                            });
+                            Kind::Str(s.value.clone())
+                        }
+                    },
+                    (Format::Json, _) if plain => json_scalar(&s.value),
+                    _ => Kind::Str(s.value.clone()),
+                };
+                Typed { span, kind, plain }
+            }
+        }
+    }
+
+    fn decimal(&mut self, span: Range<usize>, value: &Typed) -> Typed {
+        let digits = match &value.kind {
+            Kind::Str(s) => s.trim().to_string(),
+            Kind::Int(i) => i.to_string(),
+            Kind::Float(f) => f.to_string(),
+            _ => String::new(),
+        };
+        if !is_python_decimal(&digits) {
+            self.errors.push(LoadError {
+                span: value.span.clone(),
+                message: format!(
+                    "`__decimal__` holds {}, which `Decimal()` rejects (decimal.InvalidOperation)",
+                    value.shown()
+                ),
+            });
+        }
+        Typed::new(span, Kind::Decimal(digits))
+    }
+
+    /// A `!tag` written just before a node (the CST keeps no tags).
+    fn tag_before(&self, start: usize) -> Option<String> {
+        let line_start = self.text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let before = self.text[line_start..start].trim_end();
+        let word = before
+            .rsplit([' ', '\t', '[', '{', ',', '-', ':'])
+            .next()
+            .unwrap_or("");
+        (word.starts_with('!') && before.ends_with(word)).then(|| word.to_string())
+    }
+
+    fn tagged(&mut self, tag: &str, value: &str, span: &Range<usize>) -> Kind {
+        let name = tag
+            .strip_prefix("!!")
+            .or_else(|| tag.strip_prefix("!<tag:yaml.org,2002:").map(|t| t.trim_end_matches('>')))
+            .unwrap_or("");
+        let built = match name {
+            "str" => Ok(Scalar11::Str(value.to_string())),
+            "int" | "float" | "bool" | "null" | "timestamp" => {
+                // An explicit tag skips the resolver but not the constructor.
+                let wanted = match name {
+                    "int" => yaml11::Tag::Int,
+                    "float" => yaml11::Tag::Float,
+                    "bool" => yaml11::Tag::Bool,
+                    "null" => yaml11::Tag::Null,
+                    _ => yaml11::Tag::Timestamp,
+                };
+                if yaml11::resolve(value) == wanted {
+                    yaml11::construct_plain(value)
+                } else {
+                    Err(format!("`{value}` is not a valid {name}"))
+                }
+            }
+            _ => Err(format!(
+                "could not determine a constructor for the tag '{tag}' (safe_load knows only the standard tags)"
+            )),
+        };
+        match built {
+            Ok(v) => from_scalar(v),
+            Err(message) => {
+                self.errors.push(LoadError {
+                    span: span.clone(),
+                    message,
+                });
+                Kind::Str(value.to_string())
+            }
+        }
+    }
+}
+
+fn from_scalar(v: Scalar11) -> Kind {
+    match v {
+        Scalar11::None => Kind::None,
+        Scalar11::Bool(b) => Kind::Bool(b),
+        Scalar11::Int { value, .. } => Kind::Int(value),
+        Scalar11::Float(f) => Kind::Float(f),
+        Scalar11::Date(d) => Kind::Date(d),
+        Scalar11::DateTime { date, time } => Kind::DateTime(date, time),
+        Scalar11::Str(s) => Kind::Str(s),
+    }
+}
+
+/// A bare JSON token: `true`, `false`, `null`, or a number (an int when it
+/// has no fraction or exponent, as `json.load` reads it).
+fn json_scalar(text: &str) -> Kind {
+    match text {
+        "true" => Kind::Bool(true),
+        "false" => Kind::Bool(false),
+        "null" => Kind::None,
+        "NaN" => Kind::Float(f64::NAN),
+        "Infinity" => Kind::Float(f64::INFINITY),
+        "-Infinity" => Kind::Float(f64::NEG_INFINITY),
+        _ if !text.contains(['.', 'e', 'E']) => match text.parse::<i128>() {
+            Ok(i) => Kind::Int(i),
+            Err(_) if text.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()) => {
+                Kind::Int(if text.starts_with('-') {
+                    i128::MIN
+                } else {
+                    i128::MAX
+                })
+            }
+            Err(_) => Kind::Str(text.to_string()),
+        },
+        _ => text
+            .parse::<f64>()
+            .map(Kind::Float)
+            .unwrap_or_else(|_| Kind::Str(text.to_string())),
+    }
+}
+
+/// What `json.load` rejects, at the place it names.
+fn json_error(text: &str) -> Option<LoadError> {
+    // Python accepts the NaN/Infinity extensions serde_json does not: swap
+    // them for a number of the same length before checking the syntax.
+    let patched = patch_json_constants(text);
+    let err = serde_json::from_str::<serde::de::IgnoredAny>(&patched).err()?;
+    if text.trim().is_empty() {
+        return Some(LoadError {
+            span: 0..0,
+            message: "an empty file is not JSON (json.load: Expecting value)".into(),
+        });
+    }
+    if err.classify() == serde_json::error::Category::Data {
+        // Out-of-range numbers: Python reads them as inf or a big int.
+        return None;
+    }
+    let offset = offset_of(text, err.line(), err.column());
+    let end = text[offset..]
+        .char_indices()
+        .nth(1)
+        .map_or(text.len(), |(i, _)| offset + i);
+    let message = err.to_string();
+    let message = message
+        .split(" at line ")
+        .next()
+        .unwrap_or(&message)
+        .to_string();
+    Some(LoadError {
+        span: offset..end,
+        message: format!("not valid JSON (json.load rejects it): {message}"),
+    })
+}
+
+fn patch_json_constants(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+        }
+        let replaced = ["-Infinity", "Infinity", "NaN"]
+            .iter()
+            .find(|word| rest.starts_with(**word));
+        if let Some(word) = replaced {
+            out.push_str(&"0".repeat(word.len()));
+            rest = &rest[word.len()..];
+        } else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let mut offset = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            let col = column.saturating_sub(1);
+            return offset + l.char_indices().nth(col).map_or(l.len(), |(b, _)| b);
+        }
+        offset += l.len();
+    }
+    text.len()
+}
+
+/// Whether `Decimal(s)` accepts the string (Python's decimal syntax).
+fn is_python_decimal(s: &str) -> bool {
+    let s = s.trim().replace('_', "");
+    let body = s.strip_prefix(['+', '-']).unwrap_or(&s);
+    let lower = body.to_ascii_lowercase();
+    if matches!(lower.as_str(), "inf" | "infinity" | "nan" | "snan") {
+        return true;
+    }
+    let (mantissa, exponent) = match lower.split_once('e') {
+        Some((m, e)) => (m, Some(e)),
+        None => (lower.as_str(), None),
+    };
+    let digits_ok = {
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        (!int.is_empty() || !frac.is_empty())
+            && int.bytes().all(|b| b.is_ascii_digit())
+            && frac.bytes().all(|b| b.is_ascii_digit())
+    };
+    let exp_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit())
+    });
+    digits_ok && exp_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root(text: &str, format: Format) -> Loaded {
+        load(text, &dqlint_yaml::parse(text), format)
+    }
+
+    #[test]
+    fn yaml11_values_with_spans() {
+        let text = "- a: NO\n  b: '2024-01-01'\n  c: 2024-01-01\n  d: {__decimal__: '0.01'}\n";
+        let loaded = root(text, Format::Yaml);
+        assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+        let item = &loaded.root.unwrap().as_list().unwrap()[0].clone();
+        let a = item.get("a").unwrap();
+        assert_eq!(a.kind, Kind::Bool(false));
+        assert_eq!(&text[a.span.clone()], "NO");
+        assert!(a.plain);
+        assert_eq!(item.get("b").unwrap().kind, Kind::Str("2024-01-01".into()));
+        assert!(matches!(item.get("c").unwrap().kind, Kind::Date(_)));
+        assert_eq!(item.get("d").unwrap().kind, Kind::Decimal("0.01".into()));
+    }
+
+    #[test]
+    fn json_is_json() {
+        let loaded = root(r#"[{"a": 1e5, "b": 1, "c": "NO", "d": null}]"#, Format::Json);
+        assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+        let item = loaded.root.unwrap().as_list().unwrap()[0].clone();
+        assert_eq!(item.get("a").unwrap().kind, Kind::Float(100000.0));
+        assert_eq!(item.get("b").unwrap().kind, Kind::Int(1));
+        assert_eq!(item.get("c").unwrap().kind, Kind::Str("NO".into()));
+        assert_eq!(item.get("d").unwrap().kind, Kind::None);
+        let broken = root("[{\"a\": 1,}]", Format::Json);
+        assert_eq!(broken.errors.len(), 1);
+    }
+
+    #[test]
+    fn several_documents_do_not_load() {
+        let loaded = root("- a: 1\n---\n- b: 2\n", Format::Yaml);
+        assert_eq!(loaded.errors.len(), 1);
+    }
+
+    #[test]
+    fn tags() {
+        let loaded = root("a: !!str 123\nb: !custom x\n", Format::Yaml);
+        let r = loaded.root.unwrap();
+        assert_eq!(r.get("a").unwrap().kind, Kind::Str("123".into()));
+        assert_eq!(loaded.errors.len(), 1);
+    }
+
+    #[test]
+    fn decimals() {
+        assert!(is_python_decimal("0.01"));
+        assert!(is_python_decimal("-1e5"));
+        assert!(is_python_decimal("NaN"));
+        assert!(!is_python_decimal("abc"));
+        assert!(!is_python_decimal(""));
+    }
+}
