@@ -350,7 +350,10 @@ pub enum ArgIssue<'a> {
     NoArguments,
     /// A name not in the signature (or `column` injected by
     /// `for_each_column` into a function without it).
-    Unexpected { name: &'a str, from_for_each: bool },
+    Unexpected {
+        name: &'a str,
+        from_for_each: bool,
+    },
     Type {
         param: &'a Param,
         issue: TypeIssue,
@@ -362,7 +365,9 @@ pub enum ArgIssue<'a> {
         param: &'a Param,
         span: std::ops::Range<usize>,
     },
-    Missing { param: &'a Param },
+    Missing {
+        param: &'a Param,
+    },
 }
 
 #[cfg(test)]
@@ -375,10 +380,15 @@ mod tests {
         assert_eq!(v17.functions().filter(|f| f.extra.is_none()).count(), 89);
         assert!(v17.function("has_num_decimal_places", &[]).is_some());
         assert!(v17.function("does_not_contain_pii", &[]).is_none());
-        assert!(v17.function("does_not_contain_pii", &[Extra::Pii]).is_some());
+        assert!(v17
+            .function("does_not_contain_pii", &[Extra::Pii])
+            .is_some());
         let v16 = catalogue("0.16.0").unwrap();
         assert!(v16.function("has_num_decimal_places", &[]).is_none());
-        assert_eq!(v16.other_versions_with("has_num_decimal_places"), vec!["0.17.0"]);
+        assert_eq!(
+            v16.other_versions_with("has_num_decimal_places"),
+            vec!["0.17.0"]
+        );
         let rows = v17
             .functions()
             .filter(|f| f.extra.is_none() && f.rule_type == RuleType::Row)

@@ -27,7 +27,8 @@ pub fn classify(yaml: &YamlFile) -> Option<DqxFileKind> {
 }
 
 fn looks_like_check(item: &Node) -> bool {
-    item.get("check").is_some() || (item.get("criticality").is_some() && item.get("function").is_some())
+    item.get("check").is_some()
+        || (item.get("criticality").is_some() && item.get("function").is_some())
 }
 
 /// The `checks_location` values of a run config (each with the run config
@@ -54,8 +55,14 @@ mod tests {
     #[test]
     fn by_content() {
         let c = |t: &str| classify(&dqlint_yaml::parse(t));
-        assert_eq!(c("- check: {function: is_not_null}\n"), Some(DqxFileKind::Checks));
-        assert_eq!(c("- criticality: warn\n  function: x\n"), Some(DqxFileKind::Checks));
+        assert_eq!(
+            c("- check: {function: is_not_null}\n"),
+            Some(DqxFileKind::Checks)
+        );
+        assert_eq!(
+            c("- criticality: warn\n  function: x\n"),
+            Some(DqxFileKind::Checks)
+        );
         assert_eq!(c("run_configs: []\n"), Some(DqxFileKind::RunConfig));
         assert_eq!(c("- name: a\n"), None);
         assert_eq!(c("a: 1\n"), None);

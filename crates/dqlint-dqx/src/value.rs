@@ -296,7 +296,10 @@ impl Builder<'_> {
     fn tagged(&mut self, tag: &str, value: &str, span: &Range<usize>) -> Kind {
         let name = tag
             .strip_prefix("!!")
-            .or_else(|| tag.strip_prefix("!<tag:yaml.org,2002:").map(|t| t.trim_end_matches('>')))
+            .or_else(|| {
+                tag.strip_prefix("!<tag:yaml.org,2002:")
+                    .map(|t| t.trim_end_matches('>'))
+            })
             .unwrap_or("");
         let built = match name {
             "str" => Ok(Scalar11::Str(value.to_string())),
@@ -356,7 +359,12 @@ fn json_scalar(text: &str) -> Kind {
         "-Infinity" => Kind::Float(f64::NEG_INFINITY),
         _ if !text.contains(['.', 'e', 'E']) => match text.parse::<i128>() {
             Ok(i) => Kind::Int(i),
-            Err(_) if text.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()) => {
+            Err(_)
+                if text
+                    .trim_start_matches('-')
+                    .bytes()
+                    .all(|b| b.is_ascii_digit()) =>
+            {
                 Kind::Int(if text.starts_with('-') {
                     i128::MIN
                 } else {
@@ -502,7 +510,10 @@ mod tests {
 
     #[test]
     fn json_is_json() {
-        let loaded = root(r#"[{"a": 1e5, "b": 1, "c": "NO", "d": null}]"#, Format::Json);
+        let loaded = root(
+            r#"[{"a": 1e5, "b": 1, "c": "NO", "d": null}]"#,
+            Format::Json,
+        );
         assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
         let item = loaded.root.unwrap().as_list().unwrap()[0].clone();
         assert_eq!(item.get("a").unwrap().kind, Kind::Float(100000.0));

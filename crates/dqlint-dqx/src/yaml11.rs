@@ -34,11 +34,17 @@ pub enum Scalar11 {
     None,
     Bool(bool),
     /// Python ints are unbounded; values past `i128` saturate (`big` set).
-    Int { value: i128, big: bool },
+    Int {
+        value: i128,
+        big: bool,
+    },
     Float(f64),
     Date(Date),
     /// `datetime.datetime` (the date part, then the time as written).
-    DateTime { date: Date, time: String },
+    DateTime {
+        date: Date,
+        time: String,
+    },
     Str(String),
 }
 
@@ -179,7 +185,10 @@ fn construct_int(text: &str) -> Scalar11 {
         let mut acc: i128 = 0;
         for c in s.chars() {
             let d = c.to_digit(radix).unwrap_or(0) as i128;
-            match acc.checked_mul(radix as i128).and_then(|a| a.checked_add(d)) {
+            match acc
+                .checked_mul(radix as i128)
+                .and_then(|a| a.checked_add(d))
+            {
                 Some(v) => acc = v,
                 None => {
                     big = true;
@@ -304,7 +313,9 @@ fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
-        _ if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        _ if (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400) => {
+            29
+        }
         _ => 28,
     }
 }
@@ -313,10 +324,7 @@ fn days_in_month(year: u32, month: u32) -> u32 {
 /// same plain scalar differently from YAML 1.1: the source of DQ815.
 pub fn differs_from_yaml12(text: &str) -> bool {
     match resolve(text) {
-        Tag::Bool => !matches!(
-            text,
-            "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
-        ),
+        Tag::Bool => !matches!(text, "true" | "True" | "TRUE" | "false" | "False" | "FALSE"),
         Tag::Int => {
             let t = text.trim_start_matches(['-', '+']);
             t.contains('_')
@@ -366,7 +374,10 @@ mod tests {
         );
         assert_eq!(construct_plain("1e5"), Ok(Scalar11::Str("1e5".into())));
         assert_eq!(construct_plain("1.0e+5"), Ok(Scalar11::Float(100000.0)));
-        assert!(matches!(construct_plain("2024-01-01"), Ok(Scalar11::Date(_))));
+        assert!(matches!(
+            construct_plain("2024-01-01"),
+            Ok(Scalar11::Date(_))
+        ));
         assert!(construct_plain("2024-02-30").is_err());
         assert!(construct_plain("=").is_err());
         assert_eq!(construct_plain("0o17"), Ok(Scalar11::Str("0o17".into())));

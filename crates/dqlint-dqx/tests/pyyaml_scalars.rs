@@ -66,7 +66,11 @@ fn every_recorded_scalar_types_as_pyyaml_says() {
         };
         // Ints past i128 saturate: their type is what matters to DQX.
         let big = case.ty == "int" && case.text.trim_start_matches(['-', '+']).len() > 38;
-        let got = if big { (got.0, serde_json::Value::Null) } else { got };
+        let got = if big {
+            (got.0, serde_json::Value::Null)
+        } else {
+            got
+        };
         let expected_value = match case.ty.as_str() {
             _ if big => serde_json::Value::Null,
             // Values of errors and timestamps' times are not compared.
@@ -80,5 +84,10 @@ fn every_recorded_scalar_types_as_pyyaml_says() {
             ));
         }
     }
-    assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
