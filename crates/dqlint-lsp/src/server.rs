@@ -466,6 +466,11 @@ impl LanguageServer for Backend {
                 definition::definition(&snapshot, &path, at.position)
             })
             .await?;
+        if found.is_empty() {
+            if let Some(why) = definition::not_in_project(&snapshot, &path) {
+                self.client().show_message(MessageType::INFO, why).await;
+            }
+        }
         Ok((!found.is_empty()).then_some(GotoDefinitionResponse::Array(found)))
     }
 

@@ -43,7 +43,70 @@ pub fn definition(snapshot: &Snapshot, path: &Path, position: Position) -> Vec<L
     if found.is_empty() {
         found.extend(listed_preset(snapshot, &uris, file, offset));
     }
-    found
+    // Several flowgroups of one file share its `use_template` (and its
+    // origin): each target once.
+    let mut unique = Vec::with_capacity(found.len());
+    for location in found {
+        if !unique.contains(&location) {
+            unique.push(location);
+        }
+    }
+    unique
+}
+
+/// Why a YAML file under the project's root has no definitions: it is no
+/// part of the project because `lhp.yaml`'s `include` does not match it
+/// (LHP skips such flowgroups, and so does dqlint).
+pub fn not_in_project(snapshot: &Snapshot, path: &Path) -> Option<String> {
+    let project = &snapshot.project;
+    if project.file_by_path(path).is_some()
+        || !matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml")
+        )
+    {
+        return None;
+    }
+    let rel = path.strip_prefix(&project.root).ok()?;
+    if !rel.starts_with("pipelines") {
+        return None;
+    }
+    let include = project
+        .project_config()?
+        .first_document()?
+        .get("include")?
+        .as_seq()?
+        .iter()
+        .filter_map(|item| item.as_str())
+        .map(|pattern| format!("`{pattern}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(format!(
+        "dqlint: `{}` is not part of the project: lhp.yaml's `include` ({include}) does not match it, so LHP skips this flowgroup and there is nothing to go to",
+        rel.display()
+    ))
+}
+
+/// On the key of a `key: value` line, the offset of its value (so that
+/// definition works on `dlq_table:` as on its value); else `offset`.
+fn value_offset_on_key_line(file: &SourceFile, offset: usize, key: &str) -> usize {
+    let line = file
+        .lines
+        .line_range(&file.text, file.lines.line_of(offset));
+    let text = &file.text[line.clone()];
+    let indent = text.len() - text.trim_start().len();
+    let Some(after) = text[indent..].strip_prefix(key) else {
+        return offset;
+    };
+    let Some(value) = after.strip_prefix(':') else {
+        return offset;
+    };
+    let at = offset - line.start;
+    if at > indent + key.len() {
+        return offset;
+    }
+    let value_start = indent + key.len() + 1 + (value.len() - value.trim_start().len());
+    line.start + value_start.min(text.len())
 }
 
 /// A preset named in a `presets:` list of a template (or of a flowgroup
@@ -122,6 +185,7 @@ fn model_definitions(
     let project = &snapshot.project;
     let envs = dqlint_project::envs_or_none(&project.envs);
     let mut found = Vec::new();
+    let dlq_offset = value_offset_on_key_line(file, offset, "dlq_table");
     for fg in &project.flowgroups {
         if let Some((name, origin)) = &fg.template {
             if contains(origin, file.id, offset) {
@@ -130,8 +194,14 @@ fn model_definitions(
                 }
             }
         }
+        let on_template = fg
+            .template
+            .as_ref()
+            .is_some_and(|(_, origin)| contains(origin, file.id, offset));
         for (name, origin) in &fg.presets {
-            if contains(origin, file.id, offset) {
+            // A template's presets carry its `use_template` origin: there
+            // the definition is the template alone.
+            if !on_template && contains(origin, file.id, offset) {
                 if let Some(preset) = project.presets.get(name) {
                     found.extend(uris.uri(&project.file(preset.file).path).map(file_start));
                 }
@@ -155,7 +225,7 @@ fn model_definitions(
             if let Some(dlq) = action
                 .get("quarantine")
                 .and_then(|q| q.get("dlq_table"))
-                .filter(|v| contains(&v.origin, file.id, offset))
+                .filter(|v| contains(&v.origin, file.id, dlq_offset))
             {
                 for tables in
                     crate::handlers::dlq::dlq_tables(project, dlq.as_str().unwrap_or_default())

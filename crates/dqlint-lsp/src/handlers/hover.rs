@@ -219,7 +219,12 @@ fn key_hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Ho
         .lines
         .line_range(&file.text, file.lines.line_of(offset));
     let text = &file.text[line.clone()];
-    let (key_span, key) = key_at(text, offset - line.start)?;
+    // On `dlq_table`'s value too: it is what the hover is about.
+    let (key_span, key) = key_at(text, offset - line.start).or_else(|| {
+        let (span, key) = key_at(text, text.len() - text.trim_start().len() + 2)
+            .or_else(|| key_at(text, text.len() - text.trim_start().len()))?;
+        (key == "dlq_table").then_some((span, key))
+    })?;
     let doc = field_docs::lookup(key)?;
     let mut out = format!("`{key}`: {doc}");
     if key == "dlq_table" {
