@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use dqlint_project::Project;
+use dqlint_project::{FileKind, Project};
 use tower_lsp_server::ls_types::{
     CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, MarkupContent,
     MarkupKind, Position, Range, TextEdit,
@@ -56,6 +56,22 @@ fn item(
 /// `project` is the latest lint result, for token names and paths.
 pub fn completions(
     text: &str,
+    path: &Path,
+    position: Position,
+    project: Option<&Project>,
+) -> Vec<CompletionItem> {
+    // Nothing in files no dialect claims: outside any project, or a file
+    // the project does not read (CI workflows, docker-compose, ...).
+    let Some(kind) = project.and_then(|p| p.file_by_path(path)).map(|f| f.kind) else {
+        return Vec::new();
+    };
+    completions_in(text, kind, path, position, project)
+}
+
+/// Completions in a file of `kind`.
+fn completions_in(
+    text: &str,
+    kind: FileKind,
     path: &Path,
     position: Position,
     project: Option<&Project>,
@@ -156,8 +172,12 @@ pub fn completions(
         let partial = value.trim_start();
         let lead = if value.is_empty() { " " } else { "" };
         if let Some(values) = enum_values(key) {
+            let block = Block::around(&lines, position.line as usize, indent);
+            let data_quality = block.value("transform_type") == Some("data_quality");
             return values
                 .iter()
+                // A data_quality action only streams (`batch` fails `lhp generate`).
+                .filter(|v| !(data_quality && key == "readMode" && **v != "stream"))
                 .map(|v| {
                     item(
                         v,
@@ -206,7 +226,18 @@ pub fn completions(
                 .trim()
         });
     let is_yaml_config = path.extension().is_some_and(|e| e == "yaml" || e == "yml");
-    if !is_yaml_config {
+    if !is_yaml_config || !matches!(kind, FileKind::Flowgroup | FileKind::Template) {
+        return Vec::new();
+    }
+    let block = Block::around(&lines, position.line as usize, indent);
+    // The keys offered are a data_quality action's: only in an item of
+    // `actions:` that is (or may still become) one, and in its `quarantine`.
+    let in_data_quality_action = block.parent == Some("actions")
+        && block.value("type").is_none_or(|t| t == "transform")
+        && block
+            .value("transform_type")
+            .is_none_or(|t| t == "data_quality");
+    if parent != Some("quarantine") && !in_data_quality_action {
         return Vec::new();
     }
     let keys: Vec<(&str, Option<&str>)> = if parent == Some("quarantine") {
@@ -222,6 +253,7 @@ pub fn completions(
             .collect()
     };
     keys.into_iter()
+        .filter(|(key, _)| !block.has(key))
         .map(|(key, doc)| {
             let insert = if key == "quarantine" {
                 format!(
@@ -240,6 +272,89 @@ pub fn completions(
             )
         })
         .collect()
+}
+
+/// The mapping the cursor's line belongs to, read from the text as typed
+/// (it need not parse): its keys at the cursor's indent, from the list
+/// item's `- ` line (if any) to the next line indented less, and the key of
+/// the block holding it.
+struct Block<'a> {
+    entries: Vec<(&'a str, &'a str)>,
+    parent: Option<&'a str>,
+}
+
+impl<'a> Block<'a> {
+    fn around(lines: &[&'a str], at: usize, indent: usize) -> Block<'a> {
+        // A line's key column, and whether it opens a list item.
+        fn column(line: &str) -> (usize, bool) {
+            let spaces = line.len() - line.trim_start().len();
+            let item = line[spaces..].starts_with("- ");
+            (if item { spaces + 2 } else { spaces }, item)
+        }
+        fn entry(line: &str) -> Option<(&str, &str)> {
+            let body = line.trim().trim_start_matches("- ").trim_start();
+            let (key, value) = body.split_once(':')?;
+            let value = value.split(" #").next().unwrap_or("").trim();
+            Some((key.trim(), value.trim_matches(|c| c == '"' || c == '\'')))
+        }
+        let skip = |l: &&str| l.trim().is_empty() || l.trim_start().starts_with('#');
+        let mut entries = Vec::new();
+        let mut parent = None;
+        // Upwards, the cursor's line excluded.
+        for line in lines[..at].iter().rev().map(|l| l.trim_end_matches('\r')) {
+            if skip(&line) {
+                continue;
+            }
+            let (col, item) = column(line);
+            if col < indent {
+                parent = entry(line).map(|(k, _)| k);
+                break;
+            }
+            if col == indent {
+                entries.extend(entry(line));
+                if item {
+                    // The key above the list holds it.
+                    parent = lines[..at]
+                        .iter()
+                        .rev()
+                        .map(|l| l.trim_end_matches('\r'))
+                        .filter(|l| !skip(l))
+                        .find(|l| {
+                            column(l).0 < indent - 2 || (column(l).0 == indent - 2 && !column(l).1)
+                        })
+                        .and_then(entry)
+                        .map(|(k, _)| k);
+                    break;
+                }
+            }
+        }
+        // Downwards, to the end of the mapping (or the next list item).
+        for line in lines.iter().skip(at + 1).map(|l| l.trim_end_matches('\r')) {
+            if skip(&line) {
+                continue;
+            }
+            let (col, item) = column(line);
+            if col < indent || (col == indent && item) {
+                break;
+            }
+            if col == indent {
+                entries.extend(entry(line));
+            }
+        }
+        Block { entries, parent }
+    }
+
+    fn has(&self, key: &str) -> bool {
+        self.entries.iter().any(|(k, _)| *k == key)
+    }
+
+    fn value(&self, key: &str) -> Option<&'a str> {
+        self.entries
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| *v)
+            .filter(|v| !v.is_empty())
+    }
 }
 
 /// When the cursor (after `before` on line `at`) is in a rule expression
@@ -421,8 +536,9 @@ mod tests {
     use super::*;
 
     fn labels(text: &str, line: u32, character: u32) -> Vec<String> {
-        completions(
+        completions_in(
             text,
+            FileKind::Flowgroup,
             Path::new("/p/pipelines/f.yaml"),
             Position { line, character },
             None,
@@ -448,6 +564,28 @@ mod tests {
             action_keys.contains(&"mode".to_string())
                 && !action_keys.contains(&"dlq_table".to_string())
         );
+    }
+
+    #[test]
+    fn keys_only_in_data_quality_actions_and_not_twice() {
+        let text = "pipeline: p\nflowgroup: f\nactions:\n  - name: dq\n    type: transform\n    transform_type: data_quality\n    mode: dqe\n    \n  - name: load\n    type: load\n    \n    write_target:\n      \n";
+        let dq = labels(text, 7, 4);
+        assert!(dq.contains(&"expectations_file".to_string()), "{dq:?}");
+        assert!(!dq.contains(&"mode".to_string()), "present already: {dq:?}");
+        assert!(labels(text, 10, 4).is_empty(), "a load action");
+        assert!(labels(text, 12, 6).is_empty(), "inside write_target");
+        assert!(
+            labels("pipeline: p\n", 1, 0).is_empty(),
+            "the flowgroup's top level"
+        );
+    }
+
+    #[test]
+    fn read_mode_of_a_data_quality_action_is_only_stream() {
+        let text = "actions:\n  - name: dq\n    type: transform\n    transform_type: data_quality\n    readMode: ";
+        assert_eq!(labels(text, 4, 14), ["stream"]);
+        let load = "actions:\n  - name: l\n    type: load\n    readMode: ";
+        assert_eq!(labels(load, 3, 14), ["stream", "batch"]);
     }
 
     #[test]
