@@ -9,7 +9,7 @@
 # install (marked by DIR/.done) is kept.
 set -euo pipefail
 version=4.100.3
-dir=${1:-${HOME}/.cache/dqlint-ci/code-server-$version}
+dir=${1:-${HOME:-/root}/.cache/dqlint-ci/code-server-$version}
 if [ -f "$dir/.done" ]; then
   echo "$dir"
   exit 0
