@@ -9,9 +9,9 @@ use dqlint_yaml::scalar::{decode, ScalarStyle};
 
 use crate::engine::Context;
 
-/// One DQ3xx finding located in its host file.
+/// One fact about a rule expression, located in its host file.
 pub struct ExpressionFinding {
-    pub code: &'static str,
+    pub kind: dqlint_sql::expr::ExprFact,
     pub message: String,
     pub file: FileId,
     pub span: Range<usize>,
@@ -39,7 +39,7 @@ fn compute(ctx: &Context) -> Vec<ExpressionFinding> {
                     f.range.clone(),
                 );
                 out.push(ExpressionFinding {
-                    code: f.code,
+                    kind: f.kind,
                     message: f.message,
                     file: set.file,
                     span,

@@ -18,9 +18,9 @@
 //!
 //! and then, for every kind:
 //! - with a quarantine action among those flowgroups before or after the
-//!   edit, every file with quarantine actions and every `.sql` file (the
-//!   cross-flowgroup rules DQ501-DQ503 and the DDL rules DQ4xx only look at
-//!   quarantine actions);
+//!   edit, every file with quarantine actions and every `.sql` file (rules
+//!   of the quarantine scope, `dqlint_linter::Scope::Quarantine`, read
+//!   every quarantine action and the DDL together);
 //! - an expectations file, template, preset or blueprint those flowgroups
 //!   read or are built from, with all its users, when it has findings
 //!   before the edit or in a first lint without its other users. Findings
@@ -34,8 +34,8 @@
 //!   can undo what the one before changed there);
 //! - when the edit makes a model file (flowgroup, template, preset,
 //!   blueprint, substitutions) start or stop parsing, every file with a
-//!   suppression comment: unused suppressions (DQ009) are held back in the
-//!   files a broken model file feeds.
+//!   suppression comment: unused suppressions (the suppressions scope) are
+//!   held back in the files a broken model file feeds.
 //!
 //! The slice keeps the flowgroups of the focus files and those with
 //! quarantine actions. Only `lhp.yaml` has no slice (the caller re-loads).
@@ -154,7 +154,7 @@ pub fn relint(
         plan.quarantine_wide = true;
     }
     // Whether the edit makes a model file start or stop parsing: unused
-    // suppressions (DQ009) are held back in the files such a file feeds,
+    // suppressions are held back in the files such a file feeds,
     // so every file with a suppression comment is re-linted then.
     let broken_before = base.broken_kinds();
     let mut suppressions_included = false;
@@ -239,7 +239,7 @@ pub fn relint(
             .filter(|rel| expectations_file(rel).is_some_and(has_findings))
             .collect();
         // With the DDL group re-linted, the templates, presets and
-        // blueprints quarantine actions come from may hold DQ4xx/DQ5xx
+        // blueprints quarantine actions come from may hold quarantine-scope
         // findings too (at a templated `dlq_table`).
         let quarantine_fgs = base
             .flowgroups

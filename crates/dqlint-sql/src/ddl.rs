@@ -1,6 +1,6 @@
 //! A small catalog of the DDL in a `.sql` file: `CREATE TABLE`,
 //! `ALTER TABLE ... SET/UNSET TBLPROPERTIES | CLUSTER BY` and `UPDATE`, for
-//! the DLQ checks (DQ402-DQ409).
+//! the DLQ checks.
 //!
 //! The file is split at top-level `;`. Each statement is recognised by its
 //! leading keywords; anything else (SELECT, CREATE VIEW, MERGE, DLT

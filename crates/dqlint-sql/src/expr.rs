@@ -1,9 +1,10 @@
-//! Checks of one expectation's SQL boolean expression (DQ301-DQ305).
+//! Checks of one expectation's SQL boolean expression: typed facts
+//! ([`ExprFact`]) at exact byte ranges.
 //!
 //! The expression is tokenized and parsed with sqlparser's
 //! `DatabricksDialect`; positions come from the tokenizer and are mapped back
 //! to byte offsets in the text given. LHP substitution tokens (`${x}`, `{x}`,
-//! `%{x}`) are reported as DQ304 and, where they stand in code, replaced by an
+//! `%{x}`) are reported as substitution tokens and, where they stand in code, replaced by an
 //! identifier of the same length before parsing, so they do not also produce
 //! a syntax error.
 
@@ -19,16 +20,21 @@ use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 
 use crate::text;
 
-/// DQ301: the expression does not parse.
-pub const SYNTAX_ERROR: &str = "DQ301";
-/// DQ302: aggregate, window function or subquery.
-pub const NOT_ROW_LEVEL: &str = "DQ302";
-/// DQ303: nondeterministic function.
-pub const NONDETERMINISTIC: &str = "DQ303";
-/// DQ304: LHP substitution token inside the expression.
-pub const TOKEN_IN_RULE: &str = "DQ304";
-/// DQ305: the top-level expression cannot be boolean.
-pub const NON_BOOLEAN: &str = "DQ305";
+/// What is wrong with an expression: a fact about the SQL, not a rule
+/// (the linter's SQL rules decide which finding each becomes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExprFact {
+    /// The expression does not parse.
+    SyntaxError,
+    /// An aggregate, a window function or a subquery.
+    NotRowLevel,
+    /// A nondeterministic function.
+    Nondeterministic,
+    /// An LHP substitution token (`${x}`, `{x}`, `%{x}`) inside it.
+    SubstitutionToken,
+    /// The top level cannot be boolean.
+    NotBoolean,
+}
 
 /// Longest expression (in significant tokens) that is parsed. Longer ones are
 /// only scanned for substitution tokens: no real expectation comes close, and
@@ -42,7 +48,7 @@ const RECURSION_LIMIT: usize = 64;
 /// to [`check_expression`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExprFinding {
-    pub code: &'static str,
+    pub kind: ExprFact,
     pub message: String,
     pub range: Range<usize>,
 }
@@ -316,7 +322,7 @@ pub fn check_expression(text: &str) -> Vec<ExprFinding> {
     let subs = text::substitution_tokens(text);
     for r in &subs {
         findings.push(ExprFinding {
-            code: TOKEN_IN_RULE,
+            kind: ExprFact::SubstitutionToken,
             message: format!(
                 "`{}` is not substituted: LHP does not resolve tokens in expectations files, \
                  so Spark receives this text verbatim",
@@ -378,7 +384,7 @@ fn check_prepared(text: &str) -> Vec<ExprFinding> {
     let mut out = ctx.row_level_findings(&expr);
     if let Some(reason) = non_boolean_reason(&expr) {
         out.push(ExprFinding {
-            code: NON_BOOLEAN,
+            kind: ExprFact::NotBoolean,
             message: format!("the expression cannot be boolean: it is {reason}"),
             range: ctx.whole_range(),
         });
@@ -388,7 +394,7 @@ fn check_prepared(text: &str) -> Vec<ExprFinding> {
 
 fn syntax(message: String, range: Range<usize>) -> ExprFinding {
     ExprFinding {
-        code: SYNTAX_ERROR,
+        kind: ExprFact::SyntaxError,
         message: format!("syntax error: {message}"),
         range,
     }
@@ -789,7 +795,7 @@ impl<'a> Ctx<'a> {
                     let r = self.subquery_range(q);
                     subqueries.push(r.clone());
                     found.push(ExprFinding {
-                        code: NOT_ROW_LEVEL,
+                        kind: ExprFact::NotRowLevel,
                         message: "a subquery is not allowed in an expectation: an expectation \
                                   is evaluated per row"
                             .to_string(),
@@ -801,7 +807,7 @@ impl<'a> Ctx<'a> {
                         let r = self.call_range(f).unwrap_or_else(|| self.subquery_range(q));
                         subqueries.push(r.clone());
                         found.push(ExprFinding {
-                            code: NOT_ROW_LEVEL,
+                            kind: ExprFact::NotRowLevel,
                             message: "a subquery is not allowed in an expectation: an \
                                       expectation is evaluated per row"
                                 .to_string(),
@@ -831,7 +837,7 @@ impl<'a> Ctx<'a> {
         let range = || self.call_range(f).unwrap_or_else(|| self.whole_range());
         if f.over.is_some() {
             out.push(ExprFinding {
-                code: NOT_ROW_LEVEL,
+                kind: ExprFact::NotRowLevel,
                 message: format!(
                     "window function `{name}` is not allowed in an expectation: an expectation \
                      is evaluated per row"
@@ -842,7 +848,7 @@ impl<'a> Ctx<'a> {
         }
         if WINDOW_ONLY.contains(&name.as_str()) {
             out.push(ExprFinding {
-                code: NOT_ROW_LEVEL,
+                kind: ExprFact::NotRowLevel,
                 message: format!(
                     "window function `{name}` is not allowed in an expectation: an expectation \
                      is evaluated per row"
@@ -853,7 +859,7 @@ impl<'a> Ctx<'a> {
         }
         if AGGREGATES.contains(&name.as_str()) || f.filter.is_some() || !f.within_group.is_empty() {
             out.push(ExprFinding {
-                code: NOT_ROW_LEVEL,
+                kind: ExprFact::NotRowLevel,
                 message: format!(
                     "aggregate function `{name}` is not allowed in an expectation: an \
                      expectation is evaluated per row"
@@ -866,7 +872,7 @@ impl<'a> Ctx<'a> {
             || (name == "unix_timestamp" && arg_count(f) == 0);
         if nondeterministic {
             out.push(ExprFinding {
-                code: NONDETERMINISTIC,
+                kind: ExprFact::Nondeterministic,
                 message: format!(
                     "`{name}` is nondeterministic: a row's verdict can differ between the clean \
                      path, the DLQ and the recycle path"
@@ -1036,7 +1042,7 @@ fn non_boolean_reason(e: &Expr) -> Option<String> {
                 || AGGREGATES.contains(&name.as_str())
                 || WINDOW_ONLY.contains(&name.as_str())
             {
-                return None; // reported as DQ302
+                return None; // reported as not row-level
             }
             if NON_BOOLEAN_FUNCS.contains(&name.as_str()) {
                 return Some(format!("`{name}(...)`, which returns a non-boolean value"));

@@ -1,4 +1,4 @@
-//! Databricks multi-part identifiers (`catalog.schema.table`), for DQ401 and
+//! Databricks multi-part identifiers (`catalog.schema.table`), for quarantine table names and
 //! for matching table names between YAML and DDL.
 
 /// Why a table name is not a usable `catalog.schema.table`.

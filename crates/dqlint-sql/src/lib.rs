@@ -1,9 +1,9 @@
 //! Databricks SQL support for dqlint.
 //!
-//! * [`expr`]: checks of one expectation's boolean SQL expression (DQ301-DQ305).
+//! * [`expr`]: checks of one expectation's boolean SQL expression, as typed facts.
 //! * [`ddl`]: a small catalog of the `CREATE TABLE` / `ALTER TABLE` / `UPDATE`
-//!   statements of a `.sql` file, used for the DLQ checks (DQ402-DQ409).
-//! * [`ident`]: multi-part table names (DQ401).
+//!   statements of a `.sql` file, used for the DLQ checks.
+//! * [`ident`]: multi-part table names.
 //! * [`columns`]: the columns a select list or a column list names (column
 //!   completion in the language server).
 //!

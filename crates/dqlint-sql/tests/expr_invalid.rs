@@ -1,147 +1,163 @@
-//! Invalid (or suspicious) expectation expressions: exact code and byte range.
+//! Invalid (or suspicious) expectation expressions: exact fact and byte range.
 
 use dqlint_sql::expr::check_expression;
+use dqlint_sql::expr::ExprFact::{self, *};
 
-/// (expression, code, range start, text under the range)
-const INVALID: &[(&str, &str, usize, &str)] = &[
-    // DQ301 syntax errors
-    ("price > 0 AND", "DQ301", 13, ""),
-    ("price >> = 0", "DQ301", 6, ">>"),
-    ("price > 0 price < 10", "DQ301", 10, "price"),
-    ("(a > 0", "DQ301", 6, ""),
-    ("a > 0)", "DQ301", 5, ")"),
-    ("a = 'unterminated", "DQ301", 4, "'unterminated"),
-    ("a = 1;", "DQ301", 5, ";"),
-    ("a ! b", "DQ301", 2, "!"),
-    ("a IN ('x', 'y'", "DQ301", 14, ""),
-    ("a BETWEEN 1", "DQ301", 11, ""),
-    ("a IS NOT", "DQ301", 8, ""),
-    ("a > = 0", "DQ301", 4, "="),
-    ("status = 'a' OR", "DQ301", 15, ""),
-    ("", "DQ301", 0, ""),
-    ("   ", "DQ301", 0, "   "),
-    ("-- only a comment", "DQ301", 0, "-- only a comment"),
-    ("a > 0\n  AND b >> 1", "DQ301", 14, ">>"),
-    ("'é' > 0 AND 'ü' >", "DQ301", 19, ""),
-    ("x = 'é' price", "DQ301", 9, "price"),
-    // DQ302 aggregates, windows, subqueries
-    ("count(*) > 0", "DQ302", 0, "count(*)"),
+/// (expression, fact, range start, text under the range)
+const INVALID: &[(&str, ExprFact, usize, &str)] = &[
+    // syntax errors (DQ301)
+    ("price > 0 AND", SyntaxError, 13, ""),
+    ("price >> = 0", SyntaxError, 6, ">>"),
+    ("price > 0 price < 10", SyntaxError, 10, "price"),
+    ("(a > 0", SyntaxError, 6, ""),
+    ("a > 0)", SyntaxError, 5, ")"),
+    ("a = 'unterminated", SyntaxError, 4, "'unterminated"),
+    ("a = 1;", SyntaxError, 5, ";"),
+    ("a ! b", SyntaxError, 2, "!"),
+    ("a IN ('x', 'y'", SyntaxError, 14, ""),
+    ("a BETWEEN 1", SyntaxError, 11, ""),
+    ("a IS NOT", SyntaxError, 8, ""),
+    ("a > = 0", SyntaxError, 4, "="),
+    ("status = 'a' OR", SyntaxError, 15, ""),
+    ("", SyntaxError, 0, ""),
+    ("   ", SyntaxError, 0, "   "),
+    ("-- only a comment", SyntaxError, 0, "-- only a comment"),
+    ("a > 0\n  AND b >> 1", SyntaxError, 14, ">>"),
+    ("'é' > 0 AND 'ü' >", SyntaxError, 19, ""),
+    ("x = 'é' price", SyntaxError, 9, "price"),
+    // aggregates (DQ302), windows, subqueries
+    ("count(*) > 0", NotRowLevel, 0, "count(*)"),
     (
         "sum(amount) OVER (PARTITION BY k) > 0",
-        "DQ302",
+        NotRowLevel,
         0,
         "sum(amount) OVER (PARTITION BY k)",
     ),
     (
         "a > (SELECT max(b) FROM t)",
-        "DQ302",
+        NotRowLevel,
         4,
         "(SELECT max(b) FROM t)",
     ),
     (
         "EXISTS (SELECT 1 FROM t WHERE t.id = id)",
-        "DQ302",
+        NotRowLevel,
         7,
         "(SELECT 1 FROM t WHERE t.id = id)",
     ),
-    ("a IN (SELECT id FROM t)", "DQ302", 5, "(SELECT id FROM t)"),
-    ("row_number() = 1", "DQ302", 0, "row_number()"),
-    ("count_if(a) > 0 AND a > 0", "DQ302", 0, "count_if(a)"),
+    (
+        "a IN (SELECT id FROM t)",
+        NotRowLevel,
+        5,
+        "(SELECT id FROM t)",
+    ),
+    ("row_number() = 1", NotRowLevel, 0, "row_number()"),
+    ("count_if(a) > 0 AND a > 0", NotRowLevel, 0, "count_if(a)"),
     (
         "a > 0 AND COUNT(DISTINCT b) = 1",
-        "DQ302",
+        NotRowLevel,
         10,
         "COUNT(DISTINCT b)",
     ),
-    ("lag(x) OVER w > 0", "DQ302", 0, "lag(x) OVER w"),
-    ("collect_set(x) IS NOT NULL", "DQ302", 0, "collect_set(x)"),
-    // DQ303 nondeterministic
-    ("rand() < 0.5", "DQ303", 0, "rand()"),
+    ("lag(x) OVER w > 0", NotRowLevel, 0, "lag(x) OVER w"),
+    (
+        "collect_set(x) IS NOT NULL",
+        NotRowLevel,
+        0,
+        "collect_set(x)",
+    ),
+    // nondeterministic (DQ303)
+    ("rand() < 0.5", Nondeterministic, 0, "rand()"),
     (
         "ts < current_timestamp()",
-        "DQ303",
+        Nondeterministic,
         5,
         "current_timestamp()",
     ),
-    ("current_date > d", "DQ303", 0, "current_date"),
-    ("d <= now()", "DQ303", 5, "now()"),
-    ("uuid() IS NOT NULL", "DQ303", 0, "uuid()"),
-    ("unix_timestamp() > ts", "DQ303", 0, "unix_timestamp()"),
+    ("current_date > d", Nondeterministic, 0, "current_date"),
+    ("d <= now()", Nondeterministic, 5, "now()"),
+    ("uuid() IS NOT NULL", Nondeterministic, 0, "uuid()"),
+    (
+        "unix_timestamp() > ts",
+        Nondeterministic,
+        0,
+        "unix_timestamp()",
+    ),
     (
         "monotonically_increasing_id() > 0",
-        "DQ303",
+        Nondeterministic,
         0,
         "monotonically_increasing_id()",
     ),
     (
         "d > date_sub(CURRENT_DATE(), 30)",
-        "DQ303",
+        Nondeterministic,
         13,
         "CURRENT_DATE()",
     ),
     (
         "input_file_name() LIKE '%.csv'",
-        "DQ303",
+        Nondeterministic,
         0,
         "input_file_name()",
     ),
-    // DQ304 tokens
-    ("a = ${min_value}", "DQ304", 4, "${min_value}"),
-    ("b = '${env}_x'", "DQ304", 5, "${env}"),
-    ("c > {threshold}", "DQ304", 4, "{threshold}"),
-    ("d = %{local_var}", "DQ304", 4, "%{local_var}"),
+    // tokens (DQ304)
+    ("a = ${min_value}", SubstitutionToken, 4, "${min_value}"),
+    ("b = '${env}_x'", SubstitutionToken, 5, "${env}"),
+    ("c > {threshold}", SubstitutionToken, 4, "{threshold}"),
+    ("d = %{local_var}", SubstitutionToken, 4, "%{local_var}"),
     (
         "code RLIKE '^[A-Z]{prefix}[0-9]{8}$'",
-        "DQ304",
+        SubstitutionToken,
         18,
         "{prefix}",
     ),
     (
         "t = '${secret:scope/key}'",
-        "DQ304",
+        SubstitutionToken,
         5,
         "${secret:scope/key}",
     ),
-    // DQ305 non-boolean
-    ("upper(name)", "DQ305", 0, "upper(name)"),
-    ("'active'", "DQ305", 0, "'active'"),
-    ("42", "DQ305", 0, "42"),
-    ("price * qty", "DQ305", 0, "price * qty"),
+    // non-boolean (DQ305)
+    ("upper(name)", NotBoolean, 0, "upper(name)"),
+    ("'active'", NotBoolean, 0, "'active'"),
+    ("42", NotBoolean, 0, "42"),
+    ("price * qty", NotBoolean, 0, "price * qty"),
     (
         "first_name || last_name",
-        "DQ305",
+        NotBoolean,
         0,
         "first_name || last_name",
     ),
-    ("concat(a, b)", "DQ305", 0, "concat(a, b)"),
-    ("CAST(x AS INT)", "DQ305", 0, "CAST(x AS INT)"),
-    ("-1", "DQ305", 0, "-1"),
-    ("coalesce(a, 'x')", "DQ305", 0, "coalesce(a, 'x')"),
-    ("length(name)", "DQ305", 0, "length(name)"),
-    ("x:y::string", "DQ305", 0, "x:y::string"),
-    ("  (a + 1)  ", "DQ305", 2, "(a + 1)"),
+    ("concat(a, b)", NotBoolean, 0, "concat(a, b)"),
+    ("CAST(x AS INT)", NotBoolean, 0, "CAST(x AS INT)"),
+    ("-1", NotBoolean, 0, "-1"),
+    ("coalesce(a, 'x')", NotBoolean, 0, "coalesce(a, 'x')"),
+    ("length(name)", NotBoolean, 0, "length(name)"),
+    ("x:y::string", NotBoolean, 0, "x:y::string"),
+    ("  (a + 1)  ", NotBoolean, 2, "(a + 1)"),
     (
         "CASE WHEN a THEN 1 ELSE 0 END",
-        "DQ305",
+        NotBoolean,
         0,
         "CASE WHEN a THEN 1 ELSE 0 END",
     ),
-    ("DATE'2024-01-01'", "DQ305", 0, "DATE'2024-01-01'"),
+    ("DATE'2024-01-01'", NotBoolean, 0, "DATE'2024-01-01'"),
 ];
 
 #[test]
 fn invalid_expressions_have_exactly_the_expected_finding() {
     assert!(INVALID.len() >= 30);
     let mut failures = Vec::new();
-    for (text, code, start, slice) in INVALID {
+    for (text, fact, start, slice) in INVALID {
         let findings = check_expression(text);
         let ok = findings.len() == 1
-            && findings[0].code == *code
+            && findings[0].kind == *fact
             && findings[0].range.start == *start
             && text.get(findings[0].range.clone()) == Some(*slice);
         if !ok {
             failures.push(format!(
-                "{text:?}: want {code} at {start} {slice:?}, got {findings:?}"
+                "{text:?}: want {fact:?} at {start} {slice:?}, got {findings:?}"
             ));
         }
     }
@@ -152,13 +168,13 @@ fn invalid_expressions_have_exactly_the_expected_finding() {
 fn several_findings_in_one_expression() {
     let text = "count(x) > ${min} AND rand() < 0.5";
     let f = check_expression(text);
-    let got: Vec<(&str, &str)> = f.iter().map(|f| (f.code, &text[f.range.clone()])).collect();
+    let got: Vec<(ExprFact, &str)> = f.iter().map(|f| (f.kind, &text[f.range.clone()])).collect();
     assert_eq!(
         got,
         vec![
-            ("DQ302", "count(x)"),
-            ("DQ304", "${min}"),
-            ("DQ303", "rand()")
+            (NotRowLevel, "count(x)"),
+            (SubstitutionToken, "${min}"),
+            (Nondeterministic, "rand()")
         ]
     );
 }
@@ -168,8 +184,8 @@ fn token_plus_syntax_error_reports_both() {
     // the token is blanked for parsing; the real syntax error still shows
     let text = "x > {min} AND";
     let f = check_expression(text);
-    let got: Vec<(&str, &str)> = f.iter().map(|f| (f.code, &text[f.range.clone()])).collect();
-    assert_eq!(got, vec![("DQ304", "{min}"), ("DQ301", "")]);
+    let got: Vec<(ExprFact, &str)> = f.iter().map(|f| (f.kind, &text[f.range.clone()])).collect();
+    assert_eq!(got, vec![(SubstitutionToken, "{min}"), (SyntaxError, "")]);
     assert_eq!(f[1].range, 13..13);
 }
 
@@ -178,7 +194,7 @@ fn inside_subquery_only_the_subquery_is_reported() {
     let text = "x IN (SELECT id FROM t WHERE count(*) > 1 AND rand() > 0)";
     let f = check_expression(text);
     assert_eq!(f.len(), 1, "{f:?}");
-    assert_eq!(f[0].code, "DQ302");
+    assert_eq!(f[0].kind, NotRowLevel);
     assert_eq!(
         &text[f[0].range.clone()],
         "(SELECT id FROM t WHERE count(*) > 1 AND rand() > 0)"

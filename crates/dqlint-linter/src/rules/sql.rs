@@ -8,13 +8,20 @@ pub mod dq305_non_boolean_rule;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
+use dqlint_sql::expr::ExprFact;
 
-/// The five DQ3xx rules share one pass over the expressions.
-pub(crate) fn report_expression_findings(ctx: &Context, out: &mut Findings, code: &str) {
+/// The five SQL rules share one pass over the expressions; each reports the
+/// facts of one kind.
+pub(crate) fn report_expression_findings(
+    ctx: &Context,
+    out: &mut Findings,
+    code: &str,
+    fact: ExprFact,
+) {
     let me = rule(code);
     for f in crate::expressions::findings(ctx)
         .iter()
-        .filter(|f| f.code == code)
+        .filter(|f| f.kind == fact)
     {
         out.push(Diagnostic::at(
             me,

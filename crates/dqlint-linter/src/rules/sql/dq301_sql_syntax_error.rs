@@ -47,8 +47,10 @@
 //! ## Fix
 //! Correct the SQL.
 
+use dqlint_sql::expr::ExprFact;
+
 use crate::engine::{Context, Findings};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
-    super::report_expression_findings(ctx, out, "DQ301");
+    super::report_expression_findings(ctx, out, "DQ301", ExprFact::SyntaxError);
 }

@@ -47,8 +47,10 @@
 //! Check row-level conditions here; put table-level checks in a test
 //! action or a materialized view.
 
+use dqlint_sql::expr::ExprFact;
+
 use crate::engine::{Context, Findings};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
-    super::report_expression_findings(ctx, out, "DQ302");
+    super::report_expression_findings(ctx, out, "DQ302", ExprFact::NotRowLevel);
 }

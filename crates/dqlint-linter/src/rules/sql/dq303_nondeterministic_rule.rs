@@ -47,8 +47,10 @@
 //! ## Fix
 //! Compare with a stable value (a column, a literal).
 
+use dqlint_sql::expr::ExprFact;
+
 use crate::engine::{Context, Findings};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
-    super::report_expression_findings(ctx, out, "DQ303");
+    super::report_expression_findings(ctx, out, "DQ303", ExprFact::Nondeterministic);
 }

@@ -52,8 +52,10 @@
 //! ## Fix
 //! Write the value, or generate per-environment expectations files.
 
+use dqlint_sql::expr::ExprFact;
+
 use crate::engine::{Context, Findings};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
-    super::report_expression_findings(ctx, out, "DQ304");
+    super::report_expression_findings(ctx, out, "DQ304", ExprFact::SubstitutionToken);
 }

@@ -47,8 +47,10 @@
 //! ## Fix
 //! Compare the value: `price * quantity > 0`.
 
+use dqlint_sql::expr::ExprFact;
+
 use crate::engine::{Context, Findings};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
-    super::report_expression_findings(ctx, out, "DQ305");
+    super::report_expression_findings(ctx, out, "DQ305", ExprFact::NotBoolean);
 }
