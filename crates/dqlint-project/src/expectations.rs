@@ -13,7 +13,7 @@ pub struct ExpectationSet {
     pub file: FileId,
     pub shape: Shape,
     pub rules: Vec<Rule>,
-    /// Why the file as a whole is unusable (DQ201), with where to point.
+    /// Why the file as a whole is unusable, with where to point.
     pub invalid: Option<(String, Range<usize>)>,
 }
 
@@ -69,11 +69,11 @@ pub struct Rule {
     pub action: Option<RuleAction>,
     /// The scalar that decided the action, if any was written.
     pub action_source: Option<Located>,
-    /// An action value LHP does not accept (DQ204), with its location.
+    /// An action value LHP does not accept, with its location.
     pub invalid_action: Option<(Located, &'static str)>,
-    /// List format: `type` and `failureAction` disagree (DQ208).
+    /// List format: `type` and `failureAction` disagree.
     pub conflicting_type: Option<(Located, Located)>,
-    /// Keyed format: the value is not a mapping (DQ206).
+    /// Keyed format: the value is not a mapping.
     pub value_not_mapping: Option<Range<usize>>,
     /// Default name for quarantine mode (`rule_<n>`) or dqe.
     pub index: usize,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::templates::{Preset, Template};
 use crate::value::{Entry, FileId, Origin, Value, ValueKind, Via};
 
-/// A problem met while resolving a flowgroup (reported by DQ002 and friends).
+/// A problem met while resolving a flowgroup.
 #[derive(Clone, Debug)]
 pub struct Problem {
     pub kind: ProblemKind,
@@ -18,9 +18,9 @@ pub struct Problem {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProblemKind {
-    /// Wrong YAML type for a flowgroup, `actions`, an action (DQ002).
+    /// Wrong YAML type for a flowgroup, `actions`, an action.
     Structure,
-    /// `%{var}` with no `variables:` entry (DQ605).
+    /// `%{var}` with no `variables:` entry.
     UndefinedVariable,
     /// `use_template` names no template (LHP-CFG-027).
     TemplateNotFound,

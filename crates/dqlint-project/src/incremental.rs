@@ -118,7 +118,7 @@ impl Project {
         let empty: Arc<str> = Arc::from("");
         // Flowgroup files holding no flowgroup (broken, empty) are copied
         // whole: there is nothing to leave out of them, and their own
-        // findings (DQ001, DQ002) need their text.
+        // findings (syntax errors, wrong types) need their text.
         let holding: HashSet<FileId> = self.flowgroups.iter().map(|fg| fg.file).collect();
         let mut files: Vec<SourceFile> = self
             .files
