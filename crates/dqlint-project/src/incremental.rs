@@ -388,11 +388,7 @@ impl Project {
         let templates: HashSet<String> = edited
             .iter()
             .filter(|id| kind(id) == Some(FileKind::Template))
-            .filter_map(|id| {
-                Path::new(&self.files[id.0 as usize].rel)
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-            })
+            .filter_map(|id| crate::template_name(&self.files[id.0 as usize].rel))
             .collect();
         let edited_presets: HashSet<FileId> = edited
             .iter()

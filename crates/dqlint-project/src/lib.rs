@@ -194,8 +194,12 @@ impl Project {
             .into_iter()
             .map(|p| loader.add(p, FileKind::Flowgroup))
             .collect();
-        let template_ids: Vec<FileId> = top_level_yaml(&root.join("templates"))
+        // LHP opens `templates/<name>.yaml`, so `use_template:
+        // ingestion/csv` reads a file in a sub-folder.
+        let template_ids: Vec<FileId> = loader
+            .walk(&root.join("templates"), true)
             .into_iter()
+            .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
             .map(|p| loader.add(p, FileKind::Template))
             .collect();
         let blueprint_ids: Vec<FileId> = blueprint_paths(
@@ -580,19 +584,29 @@ fn include_patterns(project_file: &SourceFile) -> Option<globset::GlobSet> {
     builder.build().ok()
 }
 
-/// Templates by name (the file stem), as LHP finds them.
+/// Templates by name, as LHP finds them: `use_template: NAME` opens
+/// `templates/NAME.yaml`, so a template's name is its path under
+/// `templates/` without `.yaml` (`ingestion/csv_ingestion_template`).
 pub(crate) fn read_templates(files: &[SourceFile], ids: &[FileId]) -> HashMap<String, Template> {
     ids.iter()
         .filter_map(|id| {
             let file = &files[id.0 as usize];
-            let stem = Path::new(&file.rel)
-                .file_stem()?
-                .to_string_lossy()
-                .into_owned();
+            let name = template_name(&file.rel)?;
             let root_value = file.first_document()?;
-            Some((stem.clone(), Template::from_value(&stem, *id, &root_value)))
+            Some((name.clone(), Template::from_value(&name, *id, &root_value)))
         })
         .collect()
+}
+
+/// The name `use_template:` gives the template at project-relative `rel`.
+pub(crate) fn template_name(rel: &str) -> Option<String> {
+    let rel = rel.replace('\\', "/");
+    let under = rel.strip_prefix("templates/").unwrap_or(&rel);
+    let name = under
+        .strip_suffix(".yaml")
+        .or_else(|| under.strip_suffix(".yml"))
+        .unwrap_or(under);
+    (!name.is_empty()).then(|| name.to_string())
 }
 
 /// Presets by their `name:` (a later file wins a duplicate name).
@@ -756,4 +770,22 @@ pub(crate) fn preset_file_problems(files: &[SourceFile], ids: &[FileId]) -> Vec<
         }
     }
     out
+}
+
+#[cfg(test)]
+mod template_name_tests {
+    use super::template_name;
+
+    #[test]
+    fn a_template_is_named_by_its_path_under_templates() {
+        assert_eq!(
+            template_name("templates/csv_ingestion_template.yaml").as_deref(),
+            Some("csv_ingestion_template")
+        );
+        assert_eq!(
+            template_name("templates/ingestion/csv_ingestion_template.yaml").as_deref(),
+            Some("ingestion/csv_ingestion_template")
+        );
+        assert_eq!(template_name("templates/.yaml"), None);
+    }
 }
