@@ -79,6 +79,17 @@ pub fn collect(
             .flat_map(|y| y.documents.iter())
             .filter_map(|d| d.root.as_ref())
             .collect();
+        let readable =
+            file.read_error.is_none() && file.yaml.as_ref().is_some_and(|y| y.errors.is_empty());
+        if documents.is_empty() && readable {
+            problems.push(Problem {
+                kind: ProblemKind::Structure,
+                message: "this blueprint file is empty: LHP stops the whole run (LHP-CFG-047); add a blueprint or delete the file"
+                    .into(),
+                origin: Origin::new(*id, 0..0),
+            });
+            continue;
+        }
         if let Some(second) = documents.get(1) {
             problems.push(Problem {
                 kind: ProblemKind::Structure,
