@@ -17,7 +17,10 @@
 //! - the listing of the project tree (every file and folder name, so an
 //!   added expectations or SQL file, or a renamed one, is seen);
 //! - the content hash of every file the run read (inside the project or
-//!   not).
+//!   not), and whether each expectations file it looked for and did not
+//!   find (an absolute path, or `../` out of the root) is still missing.
+//!
+//! The folder keeps the [`MAX_ENTRIES`] most recently used entries.
 //!
 //! The cache is safe to delete, never written outside the project root,
 //! ignored by the project walk, and holds a `.gitignore` of `*`. Entries
@@ -106,6 +109,12 @@ impl RunCache {
             .files
             .par_iter()
             .all(|(path, hash)| file_hash(Path::new(path)) == Some(*hash));
+        if unchanged {
+            // Marks the entry as used, for pruning.
+            if let Ok(file) = std::fs::File::options().write(true).open(&self.entry) {
+                let _ = file.set_modified(std::time::SystemTime::now());
+            }
+        }
         unchanged.then_some(Replay {
             output: entry.output,
             failed: entry.failed,
@@ -141,7 +150,26 @@ impl RunCache {
                 ))
             })
             .collect();
-        let Some(files) = files else { return };
+        let Some(mut files) = files else { return };
+        // Files the run looked for but did not load (a missing
+        // expectations file, inside the root or not): their appearing
+        // must be seen, and the listing covers only the root.
+        let loaded: std::collections::HashSet<&Path> =
+            project.files.iter().map(|f| f.path.as_path()).collect();
+        let envs = dqlint_project::envs_or_none(&project.envs);
+        let mut probed: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
+        for flowgroup in &project.flowgroups {
+            for rel in flowgroup.expectations_files(&envs) {
+                let full = dqlint_project::resolve_project_path(&project.root, &rel);
+                if !loaded.contains(full.as_path()) {
+                    probed.insert(full);
+                }
+            }
+        }
+        for path in probed {
+            let Some(name) = path.to_str() else { return };
+            files.push((name.to_string(), file_hash(&path).unwrap_or(0)));
+        }
         let entry = Entry {
             key: self.key,
             listing: self.listing,
@@ -154,7 +182,43 @@ impl RunCache {
 
     fn write(&self, bytes: &[u8]) -> std::io::Result<()> {
         create_cache_dir(&self.dir)?;
-        write_atomically(&self.entry, bytes)
+        write_atomically(&self.entry, bytes)?;
+        prune(&self.dir, MAX_ENTRIES);
+        Ok(())
+    }
+}
+
+/// Entries kept per project: the most recently used ones (a replay counts
+/// as a use). Each option set and each rebuilt binary makes a new entry;
+/// without a bound the folder only grows.
+pub const MAX_ENTRIES: usize = 16;
+
+/// Keeps the `keep` most recently used entries of `dir` and removes the
+/// rest, with temporary files of writes that never finished (a minute old).
+pub fn prune(dir: &Path, keep: usize) {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+    for e in read.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let modified = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .unwrap_or(std::time::UNIX_EPOCH);
+        if name.starts_with("run-") && name.ends_with(".bin") {
+            entries.push((modified, e.path()));
+        } else if name.starts_with(".run-")
+            && name.ends_with(".tmp")
+            && modified.elapsed().is_ok_and(|age| age.as_secs() > 60)
+        {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+    entries.sort_by(|a, b| b.cmp(a));
+    for (_, path) in entries.into_iter().skip(keep) {
+        let _ = std::fs::remove_file(path);
     }
 }
 

@@ -318,3 +318,92 @@ fn coloured_terminal_runs_are_not_cached() {
         entries(&root)
     );
 }
+
+#[test]
+fn an_absolute_expectations_file_outside_the_root_is_watched() {
+    let (dir, root) = project_copy();
+    // An expectations file outside the project, named by absolute path,
+    // that does not exist yet.
+    let outside = dir.path().join("elsewhere/sales_quality.yaml");
+    let flowgroup = root.join("pipelines/bronze/sales.yaml");
+    let text = std::fs::read_to_string(&flowgroup).unwrap();
+    let absolute = outside.to_str().unwrap();
+    std::fs::write(
+        &flowgroup,
+        text.replace(
+            "expectations_file: expectations/sales_quality.yaml",
+            &format!("expectations_file: {absolute}"),
+        ),
+    )
+    .unwrap();
+    let missing = run(&root, &["--format", "concise", "--select", "DQ107"]);
+    let report = String::from_utf8_lossy(&missing.stdout).into_owned();
+    assert!(
+        report.contains(&format!("expectations file `{absolute}` not found")),
+        "{report}"
+    );
+    assert!(
+        !report.contains("relative to the project root"),
+        "no relative-path hint for an absolute path: {report}"
+    );
+    assert!(replayed(&run(
+        &root,
+        &["--format", "concise", "--select", "DQ107"]
+    )));
+
+    std::fs::create_dir_all(outside.parent().unwrap()).unwrap();
+    std::fs::copy(root.join("expectations/sales_quality.yaml"), &outside).unwrap();
+    let found = run(&root, &["--format", "concise", "--select", "DQ107"]);
+    assert!(!replayed(&found), "the file appeared: not a replay");
+    assert!(
+        !String::from_utf8_lossy(&found.stdout).contains(absolute),
+        "{}",
+        String::from_utf8_lossy(&found.stdout)
+    );
+    assert_same(
+        &found,
+        &run(
+            &root,
+            &["--format", "concise", "--select", "DQ107", "--no-cache"],
+        ),
+    );
+}
+
+#[test]
+fn a_config_file_outside_the_root_is_part_of_the_key() {
+    let (dir, root) = project_copy();
+    let config = dir.path().join("team-dqlint.toml");
+    std::fs::write(&config, "ignore = [\"DQ105\"]\n").unwrap();
+    let args = ["--format", "json", "--config", config.to_str().unwrap()];
+    let first = run(&root, &args);
+    assert!(replayed(&run(&root, &args)));
+    std::fs::write(&config, "ignore = [\"DQ207\"]\n").unwrap();
+    let changed = run(&root, &args);
+    assert!(
+        !replayed(&changed),
+        "an edited --config file is a new input"
+    );
+    assert_ne!(first.stdout, changed.stdout);
+}
+
+#[test]
+fn the_cache_prunes_itself() {
+    let (_dir, root) = project_copy();
+    let codes: Vec<&str> = dqlint_linter::RULES.iter().map(|r| r.code).collect();
+    // More option sets than entries kept: one entry each.
+    for code in codes.iter().take(dqlint::cache::MAX_ENTRIES + 6) {
+        run(&root, &["--format", "concise", "--select", code]);
+    }
+    assert_eq!(entries(&root).len(), dqlint::cache::MAX_ENTRIES);
+    // The most recent one survived and replays.
+    let last = codes[dqlint::cache::MAX_ENTRIES + 5];
+    assert!(replayed(&run(
+        &root,
+        &["--format", "concise", "--select", last]
+    )));
+    // The oldest went.
+    assert!(!replayed(&run(
+        &root,
+        &["--format", "concise", "--select", codes[0]]
+    )));
+}

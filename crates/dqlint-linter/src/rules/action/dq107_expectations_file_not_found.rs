@@ -110,13 +110,19 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     }
                     d
                 }
-                None => Diagnostic::new(
-                    me,
-                    &value.origin,
-                    format!(
-                    "expectations file `{rel}` not found (paths are relative to the project root)"
-                ),
-                ),
+                None => {
+                    // The reminder helps with a relative path only.
+                    let hint = if std::path::Path::new(&rel).is_absolute() {
+                        ""
+                    } else {
+                        " (paths are relative to the project root)"
+                    };
+                    Diagnostic::new(
+                        me,
+                        &value.origin,
+                        format!("expectations file `{rel}` not found{hint}"),
+                    )
+                }
             };
             if tokenized {
                 d = d.env(&env.name);
