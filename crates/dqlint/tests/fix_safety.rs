@@ -305,3 +305,26 @@ fn broken_pipes_end_quietly() {
     // --fix wrote its file before anything went to the pipe.
     assert!(text(tmp.path().join("pipelines/bronze/order_items.yaml")).contains("readMode: stream"));
 }
+
+/// Root fixing someone else's file: the replacement is theirs, not root's.
+/// (Only root can give a file away; elsewhere this checks one's own file.)
+#[cfg(unix)]
+#[test]
+fn owner_and_group_stay() {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = showcase_copy();
+    let file = tmp.path().join("pipelines/bronze/order_items.yaml");
+    // SAFETY: plain queries of this process's ids.
+    let root = unsafe { libc::geteuid() } == 0;
+    if root {
+        std::os::unix::fs::chown(&file, Some(4321), Some(4322)).unwrap();
+    }
+    let before = std::fs::metadata(&file).unwrap();
+    run(tmp.path(), &["--fix", "--select", "DQ105"]);
+    let after = std::fs::metadata(&file).unwrap();
+    assert!(text(file).contains("readMode: stream"));
+    assert_eq!((after.uid(), after.gid()), (before.uid(), before.gid()));
+    if root {
+        assert_eq!((after.uid(), after.gid()), (4321, 4322));
+    }
+}
