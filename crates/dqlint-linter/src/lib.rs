@@ -7,6 +7,7 @@ pub mod ddl_catalog;
 pub mod diagnostic;
 pub mod engine;
 pub mod expressions;
+pub mod fix;
 pub mod quarantine;
 pub mod registry;
 pub mod rules;

@@ -184,9 +184,14 @@ async fn code_actions_offer_quick_fixes_and_fix_all() {
     );
     assert_eq!(quickfix["isPreferred"], true);
     assert_eq!(quickfix["diagnostics"][0]["code"], "DQ105");
+    // Edits name the buffer version they were computed on: the client
+    // applies nothing to a buffer that changed since.
     assert_eq!(
-        quickfix["edit"]["changes"][&uri],
-        json!([{ "range": range((19, 14), (19, 19)), "newText": "stream" }])
+        quickfix["edit"]["documentChanges"],
+        json!([{
+            "textDocument": { "uri": uri, "version": 1 },
+            "edits": [{ "range": range((19, 14), (19, 19)), "newText": "stream" }]
+        }])
     );
     // Only the finding under the cursor gets a quick fix.
     assert_eq!(
@@ -198,7 +203,12 @@ async fn code_actions_offer_quick_fixes_and_fix_all() {
         .iter()
         .find(|a| a["kind"] == "source.fixAll.dqlint")
         .expect("fix all");
-    let mut edits = fix_all["edit"]["changes"][&uri].as_array().unwrap().clone();
+    let document = &fix_all["edit"]["documentChanges"][0];
+    assert_eq!(
+        document["textDocument"],
+        json!({ "uri": uri, "version": 1 })
+    );
+    let mut edits = document["edits"].as_array().unwrap().clone();
     edits.sort_by_key(|e| e["range"]["start"]["line"].as_u64());
     assert_eq!(
         Value::Array(edits),

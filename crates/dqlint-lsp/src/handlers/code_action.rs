@@ -1,12 +1,15 @@
 //! `textDocument/codeAction`: a quick fix per finding that carries a fix,
 //! and `source.fixAll.dqlint` applying every safe fix of the file.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use dqlint_linter::{Applicability, Diagnostic as Finding, Edit};
+use dqlint_linter::fix::{apply_plan, FixMode, FixPlan};
+use dqlint_linter::{Applicability, Diagnostic as Finding};
+use dqlint_project::FileId;
 use tower_lsp_server::ls_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, Uri, WorkspaceEdit,
+    AnnotatedTextEdit, CodeAction, CodeActionKind, CodeActionOrCommand, DocumentChanges, OneOf,
+    OptionalVersionedTextDocumentIdentifier, Range, TextDocumentEdit, TextEdit, WorkspaceEdit,
 };
 
 use crate::convert::{self, UriMap};
@@ -36,22 +39,54 @@ fn overlaps(a: &Range, b: &Range) -> bool {
         && (b.start.line, b.start.character) <= (a.end.line, a.end.character)
 }
 
-fn workspace_edit(snapshot: &Snapshot, uris: &UriMap, edits: &[&Edit]) -> Option<WorkspaceEdit> {
-    let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
-    for edit in edits {
-        let file = snapshot.project.file(edit.file);
-        changes
-            .entry(uris.uri(&file.path)?)
-            .or_default()
-            .push(TextEdit {
-                range: convert::range(file, &edit.span),
-                new_text: edit.new_text.clone(),
-            });
+/// The edits of `fixes`, checked by the one fix engine (dqlint-linter's
+/// `fix`: the conflict rule and the refusal of edits that break a file are
+/// those of `dqlint lint --fix`), as a workspace edit; `None` when the
+/// engine refuses them. Each open document's edits carry the version they
+/// were computed on, so the client applies nothing to a buffer that
+/// changed since (the server never writes files itself).
+fn checked_edit<'a>(
+    snapshot: &Snapshot,
+    uris: &UriMap,
+    fixes: impl IntoIterator<Item = &'a Finding>,
+    mode: FixMode,
+    only_file: Option<FileId>,
+) -> Option<(WorkspaceEdit, usize)> {
+    let plan = FixPlan::choose(fixes, mode, |f| only_file.is_some_and(|only| f != only));
+    let round = apply_plan(&snapshot.project, plan);
+    if round.fixes.is_empty() || !round.rejected.is_empty() && only_file.is_none() {
+        return None;
     }
-    Some(WorkspaceEdit {
-        changes: Some(changes),
+    let mut by_file: BTreeMap<FileId, Vec<dqlint_linter::fix::TextEdit>> = BTreeMap::new();
+    for (file, edit) in round.fixes.iter().flat_map(|f| f.edits.iter()) {
+        by_file.entry(*file).or_default().push(edit.clone());
+    }
+    let mut documents = Vec::new();
+    for (file, mut edits) in by_file {
+        let file = snapshot.project.file(file);
+        edits.sort_by_key(|e| (e.span.start, e.span.end));
+        let version = snapshot.versions.get(&file.path).map(|(_, v)| *v);
+        documents.push(TextDocumentEdit {
+            text_document: OptionalVersionedTextDocumentIdentifier {
+                uri: uris.uri(&file.path)?,
+                version,
+            },
+            edits: edits
+                .iter()
+                .map(|e| {
+                    OneOf::Left::<TextEdit, AnnotatedTextEdit>(TextEdit {
+                        range: convert::range(file, &e.span),
+                        new_text: e.new_text.clone(),
+                    })
+                })
+                .collect(),
+        });
+    }
+    let edit = WorkspaceEdit {
+        document_changes: Some(DocumentChanges::Edits(documents)),
         ..WorkspaceEdit::default()
-    })
+    };
+    Some((edit, round.fixes.len()))
 }
 
 pub fn code_actions(
@@ -79,8 +114,9 @@ pub fn code_actions(
             if !overlaps(&diagnostic.range, &range) {
                 continue;
             }
-            let edits: Vec<&Edit> = fix.edits.iter().collect();
-            let Some(edit) = workspace_edit(snapshot, &uris, &edits) else {
+            let Some((edit, _)) =
+                checked_edit(snapshot, &uris, [*finding], FixMode::IncludeUnsafe, None)
+            else {
                 continue;
             };
             let unsafe_note = if fix.applicability == Applicability::Unsafe {
@@ -106,45 +142,25 @@ pub fn code_actions(
     }
 
     if wanted(only, FIX_ALL) {
-        // Safe fixes whose edits stay in this file and do not overlap an
-        // edit already taken.
-        let mut taken: Vec<&Edit> = Vec::new();
-        let mut fixes = 0;
-        for finding in &in_file {
-            let Some(fix) = finding
-                .fix
-                .as_ref()
-                .filter(|f| f.applicability == Applicability::Safe)
-            else {
-                continue;
-            };
-            if fix.edits.iter().any(|e| e.file != file.id) {
-                continue;
-            }
-            let clashes = fix.edits.iter().any(|e| {
-                taken.iter().any(|t| {
-                    e.span.start < t.span.end.max(t.span.start + 1)
-                        && t.span.start < e.span.end.max(e.span.start + 1)
-                })
-            });
-            if clashes {
-                continue;
-            }
-            taken.extend(fix.edits.iter());
-            fixes += 1;
-        }
-        if fixes > 0 {
-            if let Some(edit) = workspace_edit(snapshot, &uris, &taken) {
-                actions.push(CodeActionOrCommand::CodeAction(CodeAction {
-                    title: format!(
-                        "dqlint: apply {fixes} safe fix{}",
-                        if fixes == 1 { "" } else { "es" }
-                    ),
-                    kind: Some(fix_all_kind()),
-                    edit: Some(edit),
-                    ..CodeAction::default()
-                }));
-            }
+        // Safe fixes whose edits stay in this file, as `--fix` takes
+        // them in one round.
+        let fixed = checked_edit(
+            snapshot,
+            &uris,
+            in_file.iter().copied(),
+            FixMode::SafeOnly,
+            Some(file.id),
+        );
+        if let Some((edit, fixes)) = fixed {
+            actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: format!(
+                    "dqlint: apply {fixes} safe fix{}",
+                    if fixes == 1 { "" } else { "es" }
+                ),
+                kind: Some(fix_all_kind()),
+                edit: Some(edit),
+                ..CodeAction::default()
+            }));
         }
     }
     actions
