@@ -1,0 +1,435 @@
+//! The predicate normaliser of the quarantine analysis (DQ920/DQ921):
+//! parse a row predicate with sqlparser's Databricks dialect, push NOT
+//! inward (De Morgan, comparison inversion, `IS [NOT] NULL`), flatten
+//! AND/OR, and sort and deduplicate their operands. Every step holds under
+//! SQL's three-valued logic, so two predicates with one normal form are
+//! equivalent; the converse is not claimed (different forms are reported
+//! only as "not shown equivalent").
+
+use sqlparser::ast::{BinaryOperator, Expr, UnaryOperator};
+use sqlparser::dialect::DatabricksDialect;
+use sqlparser::parser::Parser;
+
+/// A predicate in negation normal form with sorted, flattened operands.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Predicate {
+    And(Vec<Predicate>),
+    Or(Vec<Predicate>),
+    /// `NOT` of something the normaliser does not see into.
+    Not(Box<Predicate>),
+    /// A comparison `lhs op rhs` with operands as SQL text.
+    Compare {
+        lhs: String,
+        op: Cmp,
+        rhs: String,
+    },
+    IsNull {
+        operand: String,
+        negated: bool,
+    },
+    /// Any other boolean expression, as SQL text.
+    Atom(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Cmp {
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+}
+
+impl Cmp {
+    fn inverse(self) -> Cmp {
+        match self {
+            Cmp::Eq => Cmp::NotEq,
+            Cmp::NotEq => Cmp::Eq,
+            Cmp::Lt => Cmp::GtEq,
+            Cmp::LtEq => Cmp::Gt,
+            Cmp::Gt => Cmp::LtEq,
+            Cmp::GtEq => Cmp::Lt,
+        }
+    }
+
+    fn flipped(self) -> Cmp {
+        match self {
+            Cmp::Lt => Cmp::Gt,
+            Cmp::LtEq => Cmp::GtEq,
+            Cmp::Gt => Cmp::Lt,
+            Cmp::GtEq => Cmp::LtEq,
+            same => same,
+        }
+    }
+}
+
+/// Parse and normalise; `None` when the text is not an expression.
+pub fn normalise(sql: &str) -> Option<Predicate> {
+    let expr = Parser::new(&DatabricksDialect {})
+        .try_with_sql(sql)
+        .ok()?
+        .parse_expr()
+        .ok()?;
+    Some(from_expr(&expr, false))
+}
+
+/// Whether `quarantine` is shown equivalent to `NOT (r1 AND ... AND rn)`.
+pub fn is_negation_of_all(quarantine: &str, rules: &[&str]) -> Option<bool> {
+    let q = normalise(quarantine)?;
+    let conjunction = rules
+        .iter()
+        .map(|r| format!("({r})"))
+        .collect::<Vec<_>>()
+        .join(" AND ");
+    let negation = normalise(&format!("NOT ({conjunction})"))?;
+    Some(q == negation)
+}
+
+/// Whether two predicates are shown equivalent.
+pub fn equivalent(a: &str, b: &str) -> Option<bool> {
+    Some(normalise(a)? == normalise(b)?)
+}
+
+fn from_expr(expr: &Expr, negate: bool) -> Predicate {
+    match expr {
+        Expr::Nested(inner) => from_expr(inner, negate),
+        Expr::UnaryOp {
+            op: UnaryOperator::Not,
+            expr,
+        } => from_expr(expr, !negate),
+        Expr::BinaryOp { left, op, right } => match op {
+            BinaryOperator::And | BinaryOperator::Or => {
+                let is_and = matches!(op, BinaryOperator::And) != negate;
+                let parts = vec![from_expr(left, negate), from_expr(right, negate)];
+                junction(is_and, parts)
+            }
+            _ => match cmp_of(op) {
+                Some(cmp) => {
+                    let cmp = if negate { cmp.inverse() } else { cmp };
+                    let (mut lhs, mut rhs, mut cmp) = (text(left), text(right), cmp);
+                    if rhs < lhs {
+                        std::mem::swap(&mut lhs, &mut rhs);
+                        cmp = cmp.flipped();
+                    }
+                    Predicate::Compare { lhs, op: cmp, rhs }
+                }
+                None => atom(expr, negate),
+            },
+        },
+        Expr::IsNull(operand) => Predicate::IsNull {
+            operand: text(operand),
+            negated: negate,
+        },
+        Expr::IsNotNull(operand) => Predicate::IsNull {
+            operand: text(operand),
+            negated: !negate,
+        },
+        _ => atom(expr, negate),
+    }
+}
+
+fn atom(expr: &Expr, negate: bool) -> Predicate {
+    let atom = Predicate::Atom(text(expr));
+    if negate {
+        Predicate::Not(Box::new(atom))
+    } else {
+        atom
+    }
+}
+
+fn junction(is_and: bool, parts: Vec<Predicate>) -> Predicate {
+    let mut flat = Vec::new();
+    for part in parts {
+        match part {
+            Predicate::And(inner) if is_and => flat.extend(inner),
+            Predicate::Or(inner) if !is_and => flat.extend(inner),
+            other => flat.push(other),
+        }
+    }
+    flat.sort();
+    flat.dedup();
+    if flat.len() == 1 {
+        return flat.pop().expect("one operand");
+    }
+    if is_and {
+        Predicate::And(flat)
+    } else {
+        Predicate::Or(flat)
+    }
+}
+
+fn cmp_of(op: &BinaryOperator) -> Option<Cmp> {
+    Some(match op {
+        BinaryOperator::Eq => Cmp::Eq,
+        BinaryOperator::NotEq => Cmp::NotEq,
+        BinaryOperator::Lt => Cmp::Lt,
+        BinaryOperator::LtEq => Cmp::LtEq,
+        BinaryOperator::Gt => Cmp::Gt,
+        BinaryOperator::GtEq => Cmp::GtEq,
+        _ => return None,
+    })
+}
+
+fn text(expr: &Expr) -> String {
+    let mut e = expr;
+    while let Expr::Nested(inner) = e {
+        e = inner;
+    }
+    e.to_string().to_ascii_lowercase()
+}
+
+/// Whether a drop rule can evaluate to NULL, so that a row is in neither the
+/// clean table (dropped) nor a `NOT (...)` quarantine (NULL is not true):
+/// some column it compares is not guarded by an `IS NOT NULL` conjunct and
+/// the comparison is not null-safe (`<=>`, `coalesce`, `nvl`, `IS DISTINCT FROM`).
+pub fn can_be_null(rule: &str) -> Option<bool> {
+    let p = normalise(rule)?;
+    let conjuncts = match &p {
+        Predicate::And(parts) => parts.clone(),
+        other => vec![other.clone()],
+    };
+    let guarded: Vec<&str> = conjuncts
+        .iter()
+        .filter_map(|c| match c {
+            Predicate::IsNull {
+                operand,
+                negated: true,
+            } => Some(operand.as_str()),
+            _ => None,
+        })
+        .collect();
+    Some(conjuncts.iter().any(|c| nullable(c, &guarded)))
+}
+
+fn nullable(p: &Predicate, guarded: &[&str]) -> bool {
+    let operand_nullable = |s: &str| {
+        let null_safe = ["coalesce(", "nvl(", "ifnull("]
+            .iter()
+            .any(|f| s.contains(f));
+        let literal =
+            s.starts_with('\'') || s.parse::<f64>().is_ok() || s == "true" || s == "false";
+        !null_safe && !literal && !guarded.contains(&s)
+    };
+    match p {
+        Predicate::And(parts) | Predicate::Or(parts) => parts.iter().any(|q| nullable(q, guarded)),
+        Predicate::Not(inner) => nullable(inner, guarded),
+        Predicate::IsNull { .. } => false,
+        Predicate::Compare { lhs, rhs, .. } => operand_nullable(lhs) || operand_nullable(rhs),
+        Predicate::Atom(text) => !(text.contains("<=>") || text.contains("distinct from")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_002_exact_negation_is_equivalent() {
+        let rule = "price IS NOT NULL AND price > 0";
+        assert_eq!(
+            is_negation_of_all(&format!("NOT ({rule})"), &[rule]),
+            Some(true)
+        );
+        assert_eq!(
+            is_negation_of_all("price IS NULL OR price <= 0", &[rule]),
+            Some(true)
+        );
+    }
+
+    #[test]
+    fn one_rule_of_several_is_not_the_negation() {
+        let rules = ["price > 0", "qty >= 1"];
+        assert_eq!(is_negation_of_all("NOT (price > 0)", &rules), Some(false));
+        assert_eq!(
+            is_negation_of_all("NOT (price > 0) AND NOT (qty >= 1)", &rules),
+            Some(false),
+            "keeps only rows failing all rules"
+        );
+        assert_eq!(
+            is_negation_of_all("NOT(price > 0 AND qty >= 1)", &rules),
+            Some(true)
+        );
+        assert_eq!(
+            is_negation_of_all("qty < 1 OR price <= 0", &rules),
+            Some(true)
+        );
+    }
+
+    #[test]
+    fn null_gap() {
+        assert_eq!(can_be_null("price > 0"), Some(true));
+        assert_eq!(can_be_null("price IS NOT NULL AND price > 0"), Some(false));
+        assert_eq!(can_be_null("coalesce(price, 0) > 0"), Some(false));
+        assert_eq!(can_be_null("currency_code IS NOT NULL"), Some(false));
+    }
+
+    // Property test: a hand-rolled generator of predicates over two
+    // nullable integer columns, evaluated under three-valued logic.
+    #[derive(Clone, Debug)]
+    enum G {
+        Cmp(&'static str, &'static str, i64),
+        IsNull(&'static str, bool),
+        Not(Box<G>),
+        And(Box<G>, Box<G>),
+        Or(Box<G>, Box<G>),
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn pick(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    const COLS: [&str; 2] = ["a", "b"];
+    const OPS: [&str; 6] = ["=", "<>", "<", "<=", ">", ">="];
+
+    fn gen(rng: &mut Rng, depth: u32) -> G {
+        let leaf = depth == 0 || rng.pick(3) == 0;
+        if leaf {
+            let col = COLS[rng.pick(2) as usize];
+            if rng.pick(4) == 0 {
+                G::IsNull(col, rng.pick(2) == 0)
+            } else {
+                G::Cmp(col, OPS[rng.pick(6) as usize], rng.pick(3) as i64)
+            }
+        } else {
+            match rng.pick(3) {
+                0 => G::Not(Box::new(gen(rng, depth - 1))),
+                1 => G::And(Box::new(gen(rng, depth - 1)), Box::new(gen(rng, depth - 1))),
+                _ => G::Or(Box::new(gen(rng, depth - 1)), Box::new(gen(rng, depth - 1))),
+            }
+        }
+    }
+
+    fn sql(g: &G) -> String {
+        match g {
+            G::Cmp(c, op, v) => format!("{c} {op} {v}"),
+            G::IsNull(c, true) => format!("{c} IS NOT NULL"),
+            G::IsNull(c, false) => format!("{c} IS NULL"),
+            G::Not(x) => format!("NOT ({})", sql(x)),
+            G::And(x, y) => format!("({}) AND ({})", sql(x), sql(y)),
+            G::Or(x, y) => format!("({}) OR ({})", sql(x), sql(y)),
+        }
+    }
+
+    /// Rewrites that keep the meaning: De Morgan, commuting, double negation.
+    fn rewrite(g: &G, rng: &mut Rng) -> G {
+        match g {
+            G::And(x, y) => match rng.pick(3) {
+                0 => G::Not(Box::new(G::Or(
+                    Box::new(G::Not(Box::new(rewrite(x, rng)))),
+                    Box::new(G::Not(Box::new(rewrite(y, rng)))),
+                ))),
+                1 => G::And(Box::new(rewrite(y, rng)), Box::new(rewrite(x, rng))),
+                _ => G::And(Box::new(rewrite(x, rng)), Box::new(rewrite(y, rng))),
+            },
+            G::Or(x, y) => match rng.pick(2) {
+                0 => G::Not(Box::new(G::And(
+                    Box::new(G::Not(Box::new(rewrite(x, rng)))),
+                    Box::new(G::Not(Box::new(rewrite(y, rng)))),
+                ))),
+                _ => G::Or(Box::new(rewrite(y, rng)), Box::new(rewrite(x, rng))),
+            },
+            G::Not(x) => {
+                if rng.pick(2) == 0 {
+                    G::Not(Box::new(G::Not(Box::new(G::Not(Box::new(rewrite(
+                        x, rng,
+                    )))))))
+                } else {
+                    G::Not(Box::new(rewrite(x, rng)))
+                }
+            }
+            leaf => leaf.clone(),
+        }
+    }
+
+    /// Three-valued evaluation: `None` is NULL.
+    fn eval(g: &G, row: [Option<i64>; 2]) -> Option<bool> {
+        let col = |c: &str| row[if c == "a" { 0 } else { 1 }];
+        match g {
+            G::Cmp(c, op, v) => col(c).map(|x| match *op {
+                "=" => x == *v,
+                "<>" => x != *v,
+                "<" => x < *v,
+                "<=" => x <= *v,
+                ">" => x > *v,
+                _ => x >= *v,
+            }),
+            G::IsNull(c, negated) => Some(col(c).is_none() != *negated),
+            G::Not(x) => eval(x, row).map(|b| !b),
+            G::And(x, y) => match (eval(x, row), eval(y, row)) {
+                (Some(false), _) | (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            },
+            G::Or(x, y) => match (eval(x, row), eval(y, row)) {
+                (Some(true), _) | (_, Some(true)) => Some(true),
+                (Some(false), Some(false)) => Some(false),
+                _ => None,
+            },
+        }
+    }
+
+    fn rows() -> Vec<[Option<i64>; 2]> {
+        let values = [None, Some(0), Some(1), Some(2), Some(3)];
+        values
+            .iter()
+            .flat_map(|a| values.iter().map(move |b| [*a, *b]))
+            .collect()
+    }
+
+    #[test]
+    fn equivalent_rewrites_normalise_equal() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..500 {
+            let g = gen(&mut rng, 4);
+            let h = rewrite(&g, &mut rng);
+            assert!(
+                rows().iter().all(|r| eval(&g, *r) == eval(&h, *r)),
+                "the rewrite itself keeps the meaning"
+            );
+            assert_eq!(
+                equivalent(&sql(&g), &sql(&h)),
+                Some(true),
+                "{} vs {}",
+                sql(&g),
+                sql(&h)
+            );
+        }
+    }
+
+    #[test]
+    fn predicates_differing_on_a_row_are_never_equivalent() {
+        let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+        let mut called_equal = 0;
+        for _ in 0..3000 {
+            let g = gen(&mut rng, 3);
+            let h = if rng.pick(2) == 0 {
+                gen(&mut rng, 3)
+            } else {
+                rewrite(&g, &mut rng)
+            };
+            if equivalent(&sql(&g), &sql(&h)) == Some(true) {
+                called_equal += 1;
+                for row in rows() {
+                    assert_eq!(
+                        eval(&g, row),
+                        eval(&h, row),
+                        "{} vs {} on {row:?}",
+                        sql(&g),
+                        sql(&h)
+                    );
+                }
+            }
+        }
+        assert!(called_equal > 100, "the generator exercises the equal case");
+    }
+}

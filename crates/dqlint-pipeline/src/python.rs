@@ -1,0 +1,212 @@
+//! The Python reader: parse with tree-sitter-python, report syntax errors
+//! without hiding the rest of the file, and discover which pipeline API a
+//! module uses (`import dlt`, `from pyspark import pipelines as dp`,
+//! `from dlt import expect`, `databricks.labs.dqx`).
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use tree_sitter::{Node, Parser, Tree};
+
+/// A parsed Python module (a `.py` file or a notebook export).
+pub struct PythonModule {
+    pub source: String,
+    pub tree: Tree,
+}
+
+/// A syntax error: tree-sitter recovers, so the rest of the module is still read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub span: Range<usize>,
+    pub message: String,
+}
+
+/// What a module imports of the pipeline and DQX APIs.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Discovery {
+    /// Local names bound to the pipeline module: `dlt`, `dp`, ...
+    pub pipeline_aliases: Vec<String>,
+    /// `import dlt` (the legacy module) rather than `pyspark.pipelines`.
+    pub legacy_dlt: bool,
+    /// Names imported from the pipeline module: local name -> API name.
+    pub imported_names: BTreeMap<String, String>,
+    /// The module imports `databricks.labs.dqx`.
+    pub dqx: bool,
+    /// A Databricks notebook export (`# Databricks notebook source`).
+    pub notebook: bool,
+}
+
+impl Discovery {
+    /// A pipeline source: it imports the pipeline module or names from it.
+    pub fn is_pipeline(&self) -> bool {
+        !self.pipeline_aliases.is_empty() || !self.imported_names.is_empty()
+    }
+
+    /// The API name a callee refers to (`dp.expect_or_drop` -> `expect_or_drop`),
+    /// or `None` when it is not the pipeline module's.
+    pub fn api_name(&self, callee: &str) -> Option<String> {
+        if let Some((object, attribute)) = callee.rsplit_once('.') {
+            if self.pipeline_aliases.iter().any(|a| a == object) {
+                return Some(attribute.to_string());
+            }
+            return None;
+        }
+        self.imported_names.get(callee).cloned()
+    }
+}
+
+fn is_pipeline_module(name: &str) -> bool {
+    name == "dlt" || name == "pyspark.pipelines"
+}
+
+impl PythonModule {
+    pub fn parse(source: impl Into<String>) -> PythonModule {
+        let source = source.into();
+        let mut parser = Parser::new();
+        parser
+            .set_language(&tree_sitter_python::LANGUAGE.into())
+            .expect("the tree-sitter-python grammar matches the tree-sitter library");
+        let tree = parser
+            .parse(&source, None)
+            .expect("parsing without a timeout or cancellation always yields a tree");
+        PythonModule { source, tree }
+    }
+
+    pub fn text(&self, node: Node) -> &str {
+        &self.source[node.byte_range()]
+    }
+
+    /// Every ERROR and MISSING node, outermost only.
+    pub fn syntax_errors(&self) -> Vec<SyntaxError> {
+        let mut errors = Vec::new();
+        collect_errors(self.tree.root_node(), &mut errors);
+        errors
+    }
+
+    pub fn discover(&self) -> Discovery {
+        let mut found = Discovery {
+            notebook: self.source.starts_with("# Databricks notebook source"),
+            ..Discovery::default()
+        };
+        let root = self.tree.root_node();
+        let mut cursor = root.walk();
+        for statement in root.children(&mut cursor) {
+            match statement.kind() {
+                "import_statement" => {
+                    let mut c = statement.walk();
+                    for name in statement.children_by_field_name("name", &mut c) {
+                        let (module, alias) = match name.kind() {
+                            "aliased_import" => (
+                                name.child_by_field_name("name").map(|n| self.text(n)),
+                                name.child_by_field_name("alias").map(|n| self.text(n)),
+                            ),
+                            _ => (Some(self.text(name)), None),
+                        };
+                        let Some(module) = module else { continue };
+                        if module.starts_with("databricks.labs.dqx") {
+                            found.dqx = true;
+                        }
+                        if is_pipeline_module(module) {
+                            found.legacy_dlt |= module == "dlt";
+                            found
+                                .pipeline_aliases
+                                .push(alias.unwrap_or(module).to_string());
+                        }
+                    }
+                }
+                "import_from_statement" => {
+                    let Some(module) = statement.child_by_field_name("module_name") else {
+                        continue;
+                    };
+                    let module = self.text(module);
+                    if module.starts_with("databricks.labs.dqx") {
+                        found.dqx = true;
+                    }
+                    let mut c = statement.walk();
+                    for name in statement.children_by_field_name("name", &mut c) {
+                        let (api, local) = match name.kind() {
+                            "aliased_import" => (
+                                name.child_by_field_name("name").map(|n| self.text(n)),
+                                name.child_by_field_name("alias").map(|n| self.text(n)),
+                            ),
+                            _ => (Some(self.text(name)), None),
+                        };
+                        let Some(api) = api else { continue };
+                        let local = local.unwrap_or(api).to_string();
+                        if module == "pyspark" && api == "pipelines" {
+                            found.pipeline_aliases.push(local);
+                        } else if is_pipeline_module(module) {
+                            found.legacy_dlt |= module == "dlt";
+                            found.imported_names.insert(local, api.to_string());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        found
+    }
+}
+
+fn collect_errors(node: Node, errors: &mut Vec<SyntaxError>) {
+    if node.is_error() {
+        errors.push(SyntaxError {
+            span: node.byte_range(),
+            message: "invalid Python syntax".to_string(),
+        });
+        return;
+    }
+    if node.is_missing() {
+        errors.push(SyntaxError {
+            span: node.byte_range(),
+            message: format!("missing `{}`", node.kind()),
+        });
+        return;
+    }
+    if !node.has_error() {
+        return;
+    }
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        collect_errors(child, errors);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discovers_aliases_and_imported_names() {
+        let module = PythonModule::parse(
+            "# Databricks notebook source\nfrom pyspark import pipelines as dp\nimport dlt\nfrom dlt import expect as ex\n",
+        );
+        let found = module.discover();
+        assert!(found.notebook && found.legacy_dlt && found.is_pipeline());
+        assert_eq!(found.pipeline_aliases, ["dp", "dlt"]);
+        assert_eq!(
+            found.api_name("dp.expect_or_drop").as_deref(),
+            Some("expect_or_drop")
+        );
+        assert_eq!(found.api_name("ex").as_deref(), Some("expect"));
+        assert_eq!(found.api_name("spark.table"), None);
+    }
+
+    #[test]
+    fn plain_python_is_not_a_pipeline() {
+        let module = PythonModule::parse("import os\nfrom pyspark.sql import functions as F\n");
+        assert!(!module.discover().is_pipeline());
+        let dqx = PythonModule::parse("from databricks.labs.dqx.rule import DQRowRule\n");
+        assert!(dqx.discover().dqx);
+    }
+
+    #[test]
+    fn a_syntax_error_keeps_the_rest_of_the_module() {
+        let module =
+            PythonModule::parse("import dlt\ndef broken(:\n    pass\nRULES = {'a': 'x > 0'}\n");
+        assert!(!module.syntax_errors().is_empty());
+        assert!(module.discover().is_pipeline());
+        let eval = crate::Evaluator::new(&module);
+        assert!(eval.lookup("RULES").is_some());
+    }
+}
