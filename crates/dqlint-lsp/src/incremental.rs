@@ -129,12 +129,7 @@ pub fn relint(
             envs.extend(envs_or_none(&new_envs));
         }
         FileKind::PipelineConfig | FileKind::Sql => plan.quarantine_wide = true,
-        // DQX files: their findings are their own (the edited file is
-        // in `also`).
-        FileKind::Expectations
-        | FileKind::ProjectConfig
-        | FileKind::DqxChecks
-        | FileKind::DqxRunConfig => {}
+        FileKind::Expectations | FileKind::ProjectConfig => {}
     }
     // Files whose findings every flowgroup reading or built from them
     // shares: an expectations file, a template, preset or blueprint. One
