@@ -231,6 +231,11 @@ impl Syntax {
 }
 
 /// The new text of a file, or why its fixes were not applied.
+///
+/// Checked on the text as it would be written, before anything is: no
+/// more parse errors than before, and for YAML no more of what PyYAML's
+/// safe loader (LHP's and DQX's reader) refuses although the YAML parses
+/// (a tag on the wrong kind of node, an unknown tag).
 pub fn fixed_text(syntax: Syntax, before: &str, edits: &[TextEdit]) -> Result<String, String> {
     let after = apply_edits(before, edits)?;
     let errors_before = syntax.errors(before).len();
@@ -244,6 +249,16 @@ pub fn fixed_text(syntax: Syntax, before: &str, edits: &[TextEdit]) -> Result<St
         return Err(format!(
             "the fixed file would not be valid {what} ({first})"
         ));
+    }
+    if syntax == Syntax::Yaml {
+        let refused_before = dqlint_yaml::pyyaml_rejections(before).len();
+        let refused_after = dqlint_yaml::pyyaml_rejections(&after);
+        if refused_after.len() > refused_before {
+            return Err(format!(
+                "PyYAML, LHP's reader, could not load the fixed file ({})",
+                refused_after[0].message
+            ));
+        }
     }
     Ok(after)
 }
@@ -391,6 +406,24 @@ mod tests {
         // A synthetic bad fix: an unclosed flow mapping.
         let err = fixed_text(Syntax::Yaml, text, &[edit(at..at + 4, "{drop")]).unwrap_err();
         assert!(err.contains("valid YAML"), "{err}");
+    }
+
+    /// Issue 16, case 6: `!!str drop` rewritten to `!!str {action: drop}`
+    /// parses as YAML (tags do not change the tree) but PyYAML rejects it.
+    #[test]
+    fn a_fix_pyyaml_cannot_load_is_refused() {
+        let text = "price > 0: !!str drop\n";
+        let at = text.find("drop").unwrap();
+        let err =
+            fixed_text(Syntax::Yaml, text, &[edit(at..at + 4, "{action: drop}")]).unwrap_err();
+        assert!(err.contains("PyYAML"), "{err}");
+        let tag = text.find("!!str").unwrap();
+        let ok = fixed_text(Syntax::Yaml, text, &[edit(tag..at + 4, "{action: drop}")]).unwrap();
+        assert_eq!(ok, "price > 0: {action: drop}\n");
+        // A file PyYAML already refuses may still get a fix elsewhere.
+        let custom = "a: !custom x\nb: warn\n";
+        let at = custom.find("warn").unwrap();
+        assert!(fixed_text(Syntax::Yaml, custom, &[edit(at..at + 4, "drop")]).is_ok());
     }
 
     #[test]

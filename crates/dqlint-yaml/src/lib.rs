@@ -4,11 +4,13 @@
 //! the rest of the file from being read.
 
 pub mod block_reader;
+pub mod consumer;
 pub mod incremental;
 pub mod lines;
 pub mod scalar;
 pub mod tree;
 
+pub use consumer::pyyaml_rejections;
 pub use incremental::{LiveYaml, ReparseStats};
 pub use lines::{LineIndex, Position};
 pub use scalar::ScalarStyle;
