@@ -51,6 +51,9 @@
 //!
 //! ## Fix
 //! Write `drop`, which is what runs; or move the rule to a dqe action.
+//! When the file is also used by an action in `dqe` mode, where `warn` and
+//! `fail` do what they say, the fix is unsafe (`--unsafe-fixes`): it would
+//! change that action too. The finding then names each such action.
 
 use dqlint_project::RuleAction;
 
@@ -66,6 +69,8 @@ pub fn check(ctx: &Context, out: &mut Findings) {
         if quarantine_users.is_empty() {
             continue;
         }
+        // The file is shared: rewriting an action changes it for these too.
+        let other_users: Vec<_> = users.iter().filter(|(_, a)| !a.is_quarantine()).collect();
         for r in set.rules.iter().filter(|r| r.is_usable()) {
             let Some(action) = r.action.filter(|a| *a != RuleAction::Drop) else {
                 continue;
@@ -105,6 +110,17 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     ),
                 );
             }
+            for (_, a) in &other_users {
+                let mode = a.dq_mode().unwrap_or("?");
+                d = d.related(
+                    &origin_of(a, "mode"),
+                    format!(
+                        "also used in `{mode}` mode by action `{}`, where `{}` is enforced as written",
+                        a.name().unwrap_or("?"),
+                        action.as_str()
+                    ),
+                );
+            }
             if let Some(src) = r
                 .action_source
                 .as_ref()
@@ -116,9 +132,22 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 } else {
                     "drop"
                 };
+                let (applicability, description) = if other_users.is_empty() {
+                    (
+                        Applicability::Safe,
+                        format!("write `{new}`, which is what quarantine mode runs"),
+                    )
+                } else {
+                    (
+                        Applicability::Unsafe,
+                        format!(
+                            "write `{new}`, which is what quarantine mode runs; the file's other users would drop rows too"
+                        ),
+                    )
+                };
                 d = d.fix(Fix {
-                    applicability: Applicability::Safe,
-                    description: format!("write `{new}`, which is what quarantine mode runs"),
+                    applicability,
+                    description,
                     edits: vec![Edit {
                         file: set.file,
                         span: src.span.clone(),
