@@ -85,11 +85,16 @@
 //! to the `.sql` file that already creates a DLQ, else to the first `.sql`
 //! file, with the table name as the YAML writes it (tokens as `${token}`,
 //! so one DDL serves every environment). A project without any `.sql`
-//! file gets no automatic fix: copy the DDL above into a new one.
+//! file gets no automatic fix: copy the DDL above into a new one. Nor
+//! does a name DQ401 reports as invalid, or one whose inbox or outbox
+//! another statement already creates in some environment (hard-coded DDL
+//! for one environment): write the missing environments' DDL yourself.
 
 use dqlint_project::{FileKind, SourceFile, TokenSyntax};
 
-use crate::ddl_catalog::{catalog, dlq_groups};
+use dqlint_sql::ident::{normalize_table_name, parse_table_name};
+
+use crate::ddl_catalog::{catalog, dlq_groups, DdlCatalog};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
@@ -122,7 +127,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     .get("quarantine")
                     .and_then(|q| q.get_str("dlq_table"))
                     .unwrap_or(&u.dlq_table);
-                if let Some(fix) = create_ddl_fix(ctx, written) {
+                if let Some(fix) = create_ddl_fix(ctx, cat, written) {
                     d = d.fix(fix);
                 }
                 out.push(d);
@@ -133,7 +138,30 @@ pub fn check(ctx: &Context, out: &mut Findings) {
 
 /// Appends the inbox and outbox DDL to the `.sql` file that already creates
 /// a DLQ (else the first `.sql` file of the project).
-fn create_ddl_fix(ctx: &Context, dlq_table: &str) -> Option<Fix> {
+///
+/// The DDL is written with the name's tokens, so it creates the table in
+/// every environment. No fix when that would be wrong somewhere: the name
+/// is not a valid `catalog.schema.table` in some environment (DQ401 says
+/// so; DDL for it would only fail at deploy), or another statement already
+/// creates the inbox or the outbox in some environment (hard-coded DDL for
+/// `dev` beside a tokenised name: a second `CREATE TABLE` for the same
+/// table).
+fn create_ddl_fix(ctx: &Context, cat: &DdlCatalog, dlq_table: &str) -> Option<Fix> {
+    for (ei, env) in ctx.envs.iter().enumerate() {
+        let resolved = env.resolve(dlq_table.trim());
+        if resolved.has_secret {
+            return None;
+        }
+        if !resolved.unresolved.is_empty() {
+            continue;
+        }
+        parse_table_name(&resolved.text).ok()?;
+        let inbox = normalize_table_name(&resolved.text)?;
+        let outbox = format!("{inbox}_outbox");
+        if cat.tables[ei].contains_key(&inbox) || cat.tables[ei].contains_key(&outbox) {
+            return None;
+        }
+    }
     let sql: Vec<&SourceFile> = ctx
         .project
         .files
