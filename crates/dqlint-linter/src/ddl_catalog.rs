@@ -109,6 +109,29 @@ impl TableDdl {
                     let multiline = text
                         .get(list.open_paren..last.range.start)
                         .is_some_and(|t| t.contains('\n'));
+                    let at = last.range.end;
+                    if let Some(eol) = multiline.then(|| trailing_comment_end(text, at)).flatten() {
+                        // `'a' = 'true'  -- why`: the comment stays on the
+                        // line it annotates; the new entry goes below it.
+                        return Some(Fix {
+                            applicability: Applicability::Safe,
+                            description: format!(
+                                "Set `'{key}' = 'true'` in the table's `TBLPROPERTIES`"
+                            ),
+                            edits: vec![
+                                Edit {
+                                    file: self.file,
+                                    span: at..at,
+                                    new_text: ",".into(),
+                                },
+                                Edit {
+                                    file: self.file,
+                                    span: eol..eol,
+                                    new_text: format!("\n{indent}{entry}"),
+                                },
+                            ],
+                        });
+                    }
                     let sep = if multiline {
                         format!(",\n{indent}")
                     } else {
@@ -116,7 +139,7 @@ impl TableDdl {
                     };
                     Edit {
                         file: self.file,
-                        span: last.range.end..last.range.end,
+                        span: at..at,
                         new_text: format!("{sep}{entry}"),
                     }
                 } else {
@@ -129,7 +152,10 @@ impl TableDdl {
                 }
             }
             None => {
-                let at = self.create.statement_range.end;
+                let end = self.create.statement_range.end;
+                // After a trailing `-- comment` of the statement's last
+                // line, so the comment stays with the text it annotates.
+                let at = trailing_comment_end(text, end).unwrap_or(end);
                 Edit {
                     file: self.file,
                     span: at..at,
@@ -146,7 +172,7 @@ impl TableDdl {
 
     /// A text edit that clusters the `CREATE` by `_dlq_source_table`;
     /// `None` when an `ALTER` decides the clustering.
-    pub fn cluster_fix(&self) -> Option<Fix> {
+    pub fn cluster_fix(&self, text: &str) -> Option<Fix> {
         if self.cluster_altered {
             return None;
         }
@@ -172,11 +198,12 @@ impl TableDdl {
                 "Replace the partitioning by `CLUSTER BY (_dlq_source_table)`",
             )
         } else {
-            let at = if self.create.columns_range.is_empty() {
+            let end = if self.create.columns_range.is_empty() {
                 self.create.name_range.end
             } else {
                 self.create.columns_range.end
             };
+            let at = trailing_comment_end(text, end).unwrap_or(end);
             (
                 Edit {
                     file: self.file,
@@ -193,6 +220,18 @@ impl TableDdl {
             edits: vec![edit],
         })
     }
+}
+
+/// When the rest of the line after `at` is only a `-- comment`: the end
+/// of that line (before its line break), where an insertion leaves the
+/// comment on the line it annotates.
+fn trailing_comment_end(text: &str, at: usize) -> Option<usize> {
+    let rest = text.get(at..)?;
+    let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    if !line.trim_start().starts_with("--") {
+        return None;
+    }
+    Some(at + line.strip_suffix('\r').unwrap_or(line).len())
 }
 
 fn line_indent(text: &str, at: usize) -> String {

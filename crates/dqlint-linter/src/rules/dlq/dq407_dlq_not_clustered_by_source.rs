@@ -150,7 +150,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     g.sharing_note()
                 ))
                 .severity(g.sharing_severity());
-                if let Some(fix) = t.cluster_fix() {
+                if let Some(fix) = t.cluster_fix(&ctx.project.file(t.file).text) {
                     d = d.fix(fix);
                 }
                 out.push(g.annotate(d, env, Some(t)));
