@@ -283,7 +283,9 @@ fn parse(file: FileId, text: &str, comment: Range<usize>) -> Option<Directive> {
 
 /// The edit that removes a whole directive: the comment, or its line when
 /// the comment is alone on it, or only the directive when the comment says
-/// something else before it.
+/// something else before or after it (`# dqlint: ignore[DQ207] legacy
+/// feed, see OPS-12` keeps `# legacy feed, see OPS-12`: the explanation is
+/// the user's, not the directive's).
 pub fn removal(file: &SourceFile, d: &Directive) -> Range<usize> {
     let text: &str = &file.text;
     let marker_end = {
@@ -291,6 +293,16 @@ pub fn removal(file: &SourceFile, d: &Directive) -> Range<usize> {
         let marker = if body.starts_with("--") { 2 } else { 1 };
         d.comment.start + marker
     };
+    let after = &text[d.span.end..d.comment.end];
+    // A separator between the directive and the explanation goes with the
+    // directive (`ignore[DQ207]: reason`, `ignore[DQ207] -- reason`).
+    let explanation = after.trim_start_matches(|c: char| {
+        c.is_whitespace() || matches!(c, ':' | '-' | ',' | ';' | '\u{2013}' | '\u{2014}')
+    });
+    if !explanation.trim().is_empty() {
+        let explanation_start = d.comment.end - explanation.len();
+        return d.span.start..explanation_start;
+    }
     let before_in_comment = text[marker_end..d.span.start].trim();
     let mut end = d.comment.end;
     while end > d.span.end && text[..end].ends_with(['\r', ' ', '\t']) {

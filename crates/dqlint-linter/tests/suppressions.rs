@@ -266,7 +266,7 @@ fn unknown_codes_are_reported_and_fixed_alone() {
 #[test]
 fn the_fix_removes_the_comment_or_its_line() {
     let trailing = project(
-        "amount >= 0:\n  action: drop  # dqlint: ignore[DQ207] why\n  name: n\n",
+        "amount >= 0:\n  action: drop  # dqlint: ignore[DQ207]\n  name: n\n",
         &[],
     );
     let report = &dq009(trailing.path())[0];
@@ -275,7 +275,7 @@ fn the_fix_removes_the_comment_or_its_line() {
         "amount >= 0:\n  action: drop\n  name: n\n"
     );
     let own_line = project(
-        "amount >= 0:\n  # dqlint: ignore[DQ207] why\n  action: drop\n  name: n\n",
+        "amount >= 0:\n  # dqlint: ignore[DQ207]\n  action: drop\n  name: n\n",
         &[],
     );
     let report = &dq009(own_line.path())[0];
@@ -291,6 +291,46 @@ fn the_fix_removes_the_comment_or_its_line() {
     assert_eq!(
         fixed(with_note.path(), report),
         "amount >= 0:\n  action: drop  # checked by finance;\n  name: n\n"
+    );
+}
+
+/// Issue 16, case 6: the explanation after a directive is the user's
+/// text; removing the directive keeps it (and the comment it is in).
+#[test]
+fn the_fix_keeps_the_explanation_after_the_directive() {
+    let cases = [
+        (
+            "amount >= 0:\n  action: drop  # dqlint: ignore[DQ207] kept as warn on purpose\n  name: n\n",
+            "amount >= 0:\n  action: drop  # kept as warn on purpose\n  name: n\n",
+        ),
+        (
+            "amount >= 0:\n  # dqlint: ignore[DQ207]: see OPS-12\n  action: drop\n  name: n\n",
+            "amount >= 0:\n  # see OPS-12\n  action: drop\n  name: n\n",
+        ),
+        (
+            "amount >= 0:\n  action: drop  # finance: dqlint: ignore -- until Q3\n  name: n\n",
+            "amount >= 0:\n  action: drop  # finance: until Q3\n  name: n\n",
+        ),
+    ];
+    for (before, after) in cases {
+        let dir = project(before, &[]);
+        let reports = dq009(dir.path());
+        assert_eq!(reports.len(), 1, "{before}");
+        assert_eq!(fixed(dir.path(), &reports[0]), after);
+    }
+    // SQL `--` comments too.
+    let sql = project(
+        "amount >= 0:\n  action: drop\n  name: n\n",
+        &[(
+            "sql/dlq.sql",
+            "SELECT 1;  -- dqlint: ignore[DQ409] nightly job, scoped by hand\n",
+        )],
+    );
+    let reports = dq009(sql.path());
+    assert_eq!(reports.len(), 1);
+    assert_eq!(
+        fixed(sql.path(), &reports[0]),
+        "SELECT 1;  -- nightly job, scoped by hand\n"
     );
 }
 
