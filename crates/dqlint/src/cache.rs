@@ -24,16 +24,18 @@
 //!
 //! The cache is safe to delete, never written outside the project root,
 //! ignored by the project walk, and holds a `.gitignore` of `*`. Entries
-//! are written to a temporary file and renamed, so concurrent runs never
+//! are written with `--fix`'s writer (`fix_write::write_atomically`: a
+//! temporary file in the folder, then a rename), so concurrent runs never
 //! see half an entry; a damaged entry (truncated, bad checksum, unknown
 //! format) is ignored and overwritten. `--no-cache` turns it all off.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::Hasher;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use dqlint_project::Project;
+
+use crate::fix_write::write_atomically;
 use rayon::prelude::*;
 
 pub const CACHE_DIR: &str = ".dqlint_cache";
@@ -194,7 +196,8 @@ impl RunCache {
 pub const MAX_ENTRIES: usize = 16;
 
 /// Keeps the `keep` most recently used entries of `dir` and removes the
-/// rest, with temporary files of writes that never finished (a minute old).
+/// rest, with temporary files of writes that never finished (their
+/// process is gone).
 pub fn prune(dir: &Path, keep: usize) {
     let Ok(read) = std::fs::read_dir(dir) else {
         return;
@@ -213,9 +216,11 @@ pub fn prune(dir: &Path, keep: usize) {
             && name.ends_with(".tmp")
             && modified.elapsed().is_ok_and(|age| age.as_secs() > 60)
         {
+            // Named so by dqlint before the cache shared `--fix`'s writer.
             let _ = std::fs::remove_file(e.path());
         }
     }
+    crate::fix_write::remove_stale_temporaries([dir]);
     entries.sort_by(|a, b| b.cmp(a));
     for (_, path) in entries.into_iter().skip(keep) {
         let _ = std::fs::remove_file(path);
@@ -231,31 +236,6 @@ pub fn create_cache_dir(dir: &Path) -> std::io::Result<()> {
         write_atomically(&ignore, b"*\n")?;
     }
     Ok(())
-}
-
-/// Writes `path` through a temporary file in the same folder and a rename,
-/// so a reader sees the old file or the new one, never a mix.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = path.with_file_name(format!(".{name}.{}.{nanos}.{n}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_data().ok();
-        std::fs::rename(&temp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
 }
 
 fn content_hash(bytes: &[u8]) -> u64 {

@@ -172,7 +172,6 @@ pub fn write_all(files: &[PlannedWrite]) -> Result<WriteOutcome, String> {
 fn write_one(f: &PlannedWrite) -> std::io::Result<bool> {
     // A symlink is followed: the link stays a link and its target changes.
     let path = std::fs::canonicalize(f.path)?;
-    let meta = std::fs::metadata(&path)?;
     let Some(bom) = still_as_read(&path, f.before, f.read)? else {
         return Ok(false);
     };
@@ -181,33 +180,66 @@ fn write_one(f: &PlannedWrite) -> std::io::Result<bool> {
         bytes.extend_from_slice(BOM);
     }
     bytes.extend_from_slice(f.after.as_bytes());
-    if several_links(&meta) {
-        write_in_place(&path, &bytes)?;
-        return Ok(true);
+    replace_file(&path, &bytes, || {
+        Ok(still_as_read(&path, f.before, f.read)?.is_some())
+    })
+}
+
+/// Writes `bytes` as the content of `path` through a temporary file in
+/// the same folder (`.dqlint-fix-<pid>-*`), `fsync` and a rename, so a
+/// reader sees the old content or the new one, never a mix; what the
+/// file's content is not (mode, owner, group, other hard links) stays.
+/// A file with several links, or whose owner the replacement could not
+/// get, is rewritten in place instead. `unchanged` is asked last, just
+/// before the content is replaced: `Ok(false)` from it leaves the file
+/// alone and returns `Ok(false)`.
+///
+/// The one writer of dqlint: `--fix` and the run cache both use it.
+pub fn replace_file(
+    path: &Path,
+    bytes: &[u8],
+    unchanged: impl FnOnce() -> std::io::Result<bool>,
+) -> std::io::Result<bool> {
+    // A new file (a cache entry) has nothing to keep.
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => Some(meta),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    if !meta.as_ref().is_some_and(several_links) {
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let mut tmp = tempfile::Builder::new()
+            .prefix(&format!("{TEMP_PREFIX}{}-", std::process::id()))
+            .tempfile_in(dir)?;
+        tmp.write_all(bytes)?;
+        if let Some(meta) = &meta {
+            tmp.as_file().set_permissions(meta.permissions())?;
+        }
+        // Otherwise the replacement would belong to someone else (a file
+        // owned by another user, fixed by root or through group rights):
+        // writing in place, below, keeps the owner and group.
+        if meta.as_ref().is_none_or(|m| same_owner(tmp.as_file(), m)) {
+            tmp.as_file().sync_all()?;
+            if !unchanged()? {
+                return Ok(false); // `tmp` is removed when dropped
+            }
+            tmp.persist(path).map_err(|e| e.error)?;
+            return Ok(true);
+        }
     }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!("{TEMP_PREFIX}{}-", std::process::id()))
-        .tempfile_in(dir)?;
-    tmp.write_all(&bytes)?;
-    tmp.as_file().set_permissions(meta.permissions())?;
-    if !same_owner(tmp.as_file(), &meta) {
-        // The replacement would belong to someone else (a file owned by
-        // another user, fixed by root or through group rights): writing
-        // in place keeps the owner and group.
-        drop(tmp);
-        write_in_place(&path, &bytes)?;
-        return Ok(true);
+    if !unchanged()? {
+        return Ok(false);
     }
-    tmp.as_file().sync_all()?;
-    if still_as_read(&path, f.before, f.read)?.is_none() {
-        return Ok(false); // `tmp` is removed when dropped
-    }
-    tmp.persist(&path).map_err(|e| e.error)?;
+    write_in_place(path, bytes)?;
     Ok(true)
+}
+
+/// [`replace_file`] for a file dqlint owns (a cache entry): no check.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace_file(path, bytes, || Ok(true)).map(|_| ())
 }
 
 fn write_in_place(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -386,6 +418,39 @@ impl FixLock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The run cache writes through the same writer as `--fix`: a new
+    /// file is created, an existing one replaced whole with its mode kept,
+    /// and no temporary file stays.
+    #[test]
+    fn the_cache_writer_is_the_fix_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let entry = dir.path().join("run-1.bin");
+        write_atomically(&entry, b"first").unwrap();
+        assert_eq!(std::fs::read(&entry).unwrap(), b"first");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(0o640)).unwrap();
+        }
+        write_atomically(&entry, b"second").unwrap();
+        assert_eq!(std::fs::read(&entry).unwrap(), b"second");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&entry).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o640);
+        }
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["run-1.bin"]);
+        // A refusal at the last moment leaves the file and no temporary.
+        assert!(!replace_file(&entry, b"third", || Ok(false)).unwrap());
+        assert_eq!(std::fs::read(&entry).unwrap(), b"second");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
 
     fn plan<'a>(
         path: &'a Path,

@@ -213,7 +213,10 @@ fn concurrent_runs_leave_a_valid_cache() {
     let leftovers: Vec<_> = std::fs::read_dir(root.join(".dqlint_cache"))
         .unwrap()
         .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.ends_with(".tmp") || name.starts_with(dqlint::fix_write::TEMP_PREFIX)
+        })
         .collect();
     assert!(
         leftovers.is_empty(),
