@@ -282,17 +282,19 @@ fn dq408_fixes_repair_the_columns() {
 /// `.sql` file there is no fix to offer.
 #[test]
 fn dq402_fix_appends_the_contract_ddl() {
-    let (_, found) = lint_dir(&fixture("DQ402", "bad"));
+    let bare = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("DQ402", "bad"), bare.path());
+    std::fs::remove_dir_all(bare.path().join("sql")).unwrap();
+    let (_, found) = lint_dir(bare.path());
     let d = found
         .iter()
         .find(|d| d.rule.code == "DQ402")
         .expect("a DQ402");
     assert!(d.fix.is_none(), "no .sql file, no fix: {d:#?}");
 
+    // The fixture has a `.sql` file without the DLQ's DDL.
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&fixture("DQ402", "bad"), dir.path());
-    std::fs::create_dir_all(dir.path().join("sql")).unwrap();
-    std::fs::write(dir.path().join("sql/ops.sql"), "-- Operational tables.\n").unwrap();
     let (project, found) = lint_dir(dir.path());
     let d = found
         .iter()
@@ -304,7 +306,7 @@ fn dq402_fix_appends_the_contract_ddl() {
     let text = std::fs::read_to_string(dir.path().join("sql/ops.sql")).unwrap();
     assert!(
         text.starts_with(
-            "-- Operational tables.\n\nCREATE TABLE IF NOT EXISTS ${catalog}.ops.dlq ("
+            "-- Operational tables of the orders feed.\n\nCREATE TABLE IF NOT EXISTS ${catalog}.ops.dlq ("
         ),
         "{text}"
     );
