@@ -109,39 +109,15 @@ impl TableDdl {
                     let multiline = text
                         .get(list.open_paren..last.range.start)
                         .is_some_and(|t| t.contains('\n'));
-                    let at = last.range.end;
-                    if let Some(eol) = multiline.then(|| trailing_comment_end(text, at)).flatten() {
-                        // `'a' = 'true'  -- why`: the comment stays on the
-                        // line it annotates; the new entry goes below it.
-                        return Some(Fix {
-                            applicability: Applicability::Safe,
-                            description: format!(
-                                "Set `'{key}' = 'true'` in the table's `TBLPROPERTIES`"
-                            ),
-                            edits: vec![
-                                Edit {
-                                    file: self.file,
-                                    span: at..at,
-                                    new_text: ",".into(),
-                                },
-                                Edit {
-                                    file: self.file,
-                                    span: eol..eol,
-                                    new_text: format!("\n{indent}{entry}"),
-                                },
-                            ],
-                        });
-                    }
-                    let sep = if multiline {
-                        format!(",\n{indent}")
-                    } else {
-                        ", ".to_string()
-                    };
-                    Edit {
-                        file: self.file,
-                        span: at..at,
-                        new_text: format!("{sep}{entry}"),
-                    }
+                    let edits =
+                        append_to_list(self.file, text, last.range.end, multiline, &indent, &entry);
+                    return Some(Fix {
+                        applicability: Applicability::Safe,
+                        description: format!(
+                            "Set `'{key}' = 'true'` in the table's `TBLPROPERTIES`"
+                        ),
+                        edits,
+                    });
                 } else {
                     let at = list.open_paren + 1;
                     Edit {
@@ -222,10 +198,51 @@ impl TableDdl {
     }
 }
 
+/// The edits that append `item` to a comma-separated SQL list (columns,
+/// properties) after its last element, which ends at `last_end`: on a line
+/// of its own in a multi-line list. When a `-- comment` follows the last
+/// element on its line, the comma goes before the comment and the new
+/// line after it, so the comment stays with the element it annotates.
+pub(crate) fn append_to_list(
+    file: dqlint_project::FileId,
+    text: &str,
+    last_end: usize,
+    multiline: bool,
+    indent: &str,
+    item: &str,
+) -> Vec<Edit> {
+    if !multiline {
+        return vec![Edit {
+            file,
+            span: last_end..last_end,
+            new_text: format!(", {item}"),
+        }];
+    }
+    match trailing_comment_end(text, last_end) {
+        Some(eol) => vec![
+            Edit {
+                file,
+                span: last_end..last_end,
+                new_text: ",".into(),
+            },
+            Edit {
+                file,
+                span: eol..eol,
+                new_text: format!("\n{indent}{item}"),
+            },
+        ],
+        None => vec![Edit {
+            file,
+            span: last_end..last_end,
+            new_text: format!(",\n{indent}{item}"),
+        }],
+    }
+}
+
 /// When the rest of the line after `at` is only a `-- comment`: the end
 /// of that line (before its line break), where an insertion leaves the
 /// comment on the line it annotates.
-fn trailing_comment_end(text: &str, at: usize) -> Option<usize> {
+pub(crate) fn trailing_comment_end(text: &str, at: usize) -> Option<usize> {
     let rest = text.get(at..)?;
     let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
     if !line.trim_start().starts_with("--") {

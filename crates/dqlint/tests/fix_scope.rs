@@ -394,3 +394,70 @@ fn dq206_drops_the_tag_of_the_value_it_rewrites() {
     assert!(text.contains("price > 0: &kept warn"), "{text}");
     assert!(dqlint_yaml::pyyaml_rejections(&text).is_empty(), "{text}");
 }
+
+/// The same for the outbox DDL DQ403 adds after the inbox, and the column
+/// DQ408 adds after the last one.
+#[test]
+fn dlq_ddl_and_column_fixes_keep_trailing_comments_in_place() {
+    let dir = fixture_copy("DQ403", "bad", "sql/dlq.sql", |t| {
+        t.replace(
+            "    'delta.enableDeletionVectors' = 'true'\n);\n",
+            "    'delta.enableDeletionVectors' = 'true'\n);  -- the shared DLQ\n",
+        )
+    });
+    let out = dqlint(dir.path(), &["--fix", "--select", "DQ403"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = read(dir.path(), "sql/dlq.sql");
+    assert!(
+        text.contains(
+            ");  -- the shared DLQ\n\nCREATE TABLE IF NOT EXISTS ${catalog}.ops.dlq_outbox ("
+        ),
+        "{text}"
+    );
+
+    // No `;` after the inbox: it gets one, before the comment.
+    let dir = fixture_copy("DQ403", "bad", "sql/dlq.sql", |t| {
+        t.replace(
+            "    'delta.enableDeletionVectors' = 'true'\n);\n",
+            "    'delta.enableDeletionVectors' = 'true'\n)  -- the shared DLQ\n",
+        )
+    });
+    let out = dqlint(dir.path(), &["--fix", "--select", "DQ403"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = read(dir.path(), "sql/dlq.sql");
+    assert!(
+        text.contains(
+            ");  -- the shared DLQ\n\nCREATE TABLE IF NOT EXISTS ${catalog}.ops.dlq_outbox ("
+        ),
+        "{text}"
+    );
+
+    let dir = fixture_copy("DQ408", "bad", "sql/dlq.sql", |t| {
+        t.replace(
+            "    _row_data          VARIANT   NOT NULL,\n    _dlq_recycled_at   TIMESTAMP NOT NULL\n)",
+            "    _row_data          VARIANT   NOT NULL  -- the row as read\n)",
+        )
+    });
+    let out = dqlint(dir.path(), &["--fix", "--select", "DQ408"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = read(dir.path(), "sql/dlq.sql");
+    assert!(
+        text.contains(
+            "    _row_data          VARIANT   NOT NULL,  -- the row as read\n    _dlq_recycled_at TIMESTAMP NOT NULL\n)"
+        ),
+        "{text}"
+    );
+}

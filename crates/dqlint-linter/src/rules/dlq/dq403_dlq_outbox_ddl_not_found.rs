@@ -96,7 +96,7 @@
 
 use dqlint_sql::ddl::dlq_outbox_ddl;
 
-use crate::ddl_catalog::{catalog, dlq_groups};
+use crate::ddl_catalog::{catalog, dlq_groups, trailing_comment_end};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
@@ -146,25 +146,46 @@ fn outbox_fix(text: &str, inbox: &crate::ddl_catalog::TableDdl) -> Option<Fix> {
     let end = inbox.create.statement_range.end;
     let rest = text.get(end..)?;
     let trimmed = rest.trim_start();
-    let (at, prefix) = if trimmed.starts_with(';') {
-        (end + (rest.len() - trimmed.len()) + 1, "\n\n")
-    } else {
-        (end, ";\n\n")
-    };
     let ddl = dlq_outbox_ddl(&name);
     let ddl = ddl
         .trim_end()
         .strip_suffix(';')
         .unwrap_or(ddl.trim_end())
         .to_string();
-    let suffix = if trimmed.starts_with(';') { ";" } else { "" };
+    // After a `-- comment` ending the inbox's line: it stays with the inbox.
+    let edits = if trimmed.starts_with(';') {
+        let semicolon = end + (rest.len() - trimmed.len()) + 1;
+        let at = trailing_comment_end(text, semicolon).unwrap_or(semicolon);
+        vec![Edit {
+            file: inbox.file,
+            span: at..at,
+            new_text: format!("\n\n{ddl};"),
+        }]
+    } else {
+        // The inbox statement gets the `;` it lacks, right after it.
+        match trailing_comment_end(text, end) {
+            Some(eol) => vec![
+                Edit {
+                    file: inbox.file,
+                    span: end..end,
+                    new_text: ";".into(),
+                },
+                Edit {
+                    file: inbox.file,
+                    span: eol..eol,
+                    new_text: format!("\n\n{ddl}"),
+                },
+            ],
+            None => vec![Edit {
+                file: inbox.file,
+                span: end..end,
+                new_text: format!(";\n\n{ddl}"),
+            }],
+        }
+    };
     Some(Fix {
         applicability: Applicability::Safe,
         description: format!("Add the canonical DDL of `{name}` after the inbox"),
-        edits: vec![Edit {
-            file: inbox.file,
-            span: at..at,
-            new_text: format!("{prefix}{ddl}{suffix}"),
-        }],
+        edits,
     })
 }

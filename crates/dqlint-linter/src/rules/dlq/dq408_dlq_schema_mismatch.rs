@@ -119,7 +119,7 @@
 
 use dqlint_sql::ddl::{type_matches, DLQ_INBOX_COLUMNS, DLQ_OUTBOX_COLUMNS};
 
-use crate::ddl_catalog::{catalog, dlq_groups, TableDdl};
+use crate::ddl_catalog::{append_to_list, catalog, dlq_groups, TableDdl};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
@@ -186,24 +186,22 @@ fn mismatches(
                 let multiline = text
                     .get(t.create.columns_range.start..last.range.start)
                     .is_some_and(|t| t.contains('\n'));
-                let sep = if multiline {
-                    format!(",\n{indent}")
-                } else {
-                    ", ".into()
-                };
-                let new_text = format!(
-                    "{sep}{col} {}{}",
+                let column = format!(
+                    "{col} {}{}",
                     written_type(ty),
                     if *not_null { " NOT NULL" } else { "" }
                 );
                 d = d.fix(Fix {
                     applicability: Applicability::Safe,
                     description: format!("Add column {shown}"),
-                    edits: vec![Edit {
-                        file: t.file,
-                        span: last.range.end..last.range.end,
-                        new_text,
-                    }],
+                    edits: append_to_list(
+                        t.file,
+                        text,
+                        last.range.end,
+                        multiline,
+                        &indent,
+                        &column,
+                    ),
                 });
             }
             out.push(d);
