@@ -461,3 +461,37 @@ fn dlq_ddl_and_column_fixes_keep_trailing_comments_in_place() {
         "{text}"
     );
 }
+
+/// The same for DQ101: `mode: "{{ m }}"` in the template, `m: quarantin`
+/// in the flowgroup. The suggestion (`quarantine`) goes to the parameter.
+#[test]
+fn dq101_through_a_template_parameter_fixes_the_parameter() {
+    let dir = template_project("template_parameters:\n  rm: stream\n  m: quarantin\n", "");
+    let path = dir.path().join("templates/dq_tpl.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace(
+            "    readMode: \"{{ rm }}\"\n",
+            "    readMode: \"{{ rm }}\"\n    mode: \"{{ m }}\"\n",
+        ),
+    )
+    .unwrap();
+    let template = read(dir.path(), "templates/dq_tpl.yaml");
+    let found = json(dir.path(), "DQ101");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let d = &found[0];
+    assert_eq!(d["file"], "pipelines/orders.yaml", "{d:#}");
+    assert_eq!(d["range"]["start"]["line"], 6, "at `m: quarantin`: {d:#}");
+    assert_eq!(d["fix"]["applicability"], "unsafe");
+    dqlint(
+        dir.path(),
+        &["--fix", "--unsafe-fixes", "--select", "DQ101"],
+    );
+    assert_eq!(read(dir.path(), "templates/dq_tpl.yaml"), template);
+    assert!(
+        read(dir.path(), "pipelines/orders.yaml").ends_with("  m: quarantine\n"),
+        "{}",
+        read(dir.path(), "pipelines/orders.yaml")
+    );
+}

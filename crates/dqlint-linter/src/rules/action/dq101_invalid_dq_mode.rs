@@ -67,16 +67,19 @@
 //!
 //! ## Fix
 //! Use `dqe` (decorate the view) or `quarantine` (route failing rows to a
-//! dead-letter table).
+//! dead-letter table). When the value comes from a template parameter
+//! (`mode: "{{ m }}"` in the template), the finding and its fix are on the
+//! flowgroup's `template_parameters` value, not the template.
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
+use crate::rules::action::{fix_target, FixTarget};
 use crate::text::{did_you_mean, requote};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ101");
-    for (_, action) in ctx.dq_actions() {
+    for (fg, action) in ctx.dq_actions() {
         let Some(mode) = action.get("mode").filter(|m| !m.is_null()) else {
             continue;
         };
@@ -88,12 +91,19 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             .as_str()
             .map(|s| format!("`{s}`"))
             .unwrap_or_else(|| mode.type_name().to_string());
-        let mut d = Diagnostic::new(
-            me,
-            &mode.origin,
-            format!("`mode` is {shown}; it must be `dqe` or `quarantine`"),
-        );
-        if let Some(s) = did_you_mean(&text.to_ascii_lowercase(), &["dqe", "quarantine"]) {
+        let message = format!("`mode` is {shown}; it must be `dqe` or `quarantine`");
+        let suggestion = did_you_mean(&text.to_ascii_lowercase(), &["dqe", "quarantine"]);
+        let target = fix_target(ctx, fg, mode);
+        if let (FixTarget::Parameter(param), Some(s)) = (&target, suggestion) {
+            let message = format!(
+                "`mode` is {shown} through template parameter `{}`; it must be `dqe` or `quarantine`",
+                param.name
+            );
+            out.push(param.finding(ctx, me, "mode", message, s, Applicability::Unsafe));
+            continue;
+        }
+        let mut d = Diagnostic::new(me, &mode.origin, message);
+        if let (FixTarget::Written, Some(s)) = (target, suggestion) {
             d = d.fix(Fix {
                 applicability: Applicability::Unsafe,
                 description: format!("set `mode: {s}`"),
