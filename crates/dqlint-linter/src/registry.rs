@@ -253,6 +253,7 @@ registry! {
     "DQ002" "invalid-structure" Error Flowgroup structure/dq002_invalid_structure;
     "DQ003" "unknown-key" Warning Flowgroup structure/dq003_unknown_key;
     "DQ004" "unresolved-reference" Error Library structure/dq004_unresolved_reference;
+    "DQ005" "unsupported-lhp-version" Warning File structure/dq005_unsupported_lhp_version;
     "DQ009" "unused-suppression" Warning Suppressions suppression/dq009_unused_suppression;
     "DQ101" "invalid-dq-mode" Error Flowgroup action/dq101_invalid_dq_mode;
     "DQ102" "quarantine-block-missing" Error Flowgroup action/dq102_quarantine_block_missing;

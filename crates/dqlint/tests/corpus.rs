@@ -71,11 +71,14 @@ fn listing(project: &Project, diagnostics: &[Diagnostic]) -> String {
 /// - DQ406 x2, DQ407 x2 (warnings: one action uses the DLQ): in dev the
 ///   inbox and the outbox of SQL/create_dlq.sql have neither
 ///   `delta.enableDeletionVectors` nor `CLUSTER BY (_dlq_source_table)`.
+/// - DQ005 x1: lhp.yaml's `required_lhp_version: ">=0.5.0,<0.8.0"` excludes
+///   LHP 0.9.3, which stops there (LHP-CFG-007).
 #[test]
 fn acmi() {
     let Some(root) = corpus("acmi") else { return };
     let (project, found) = lint_all_envs(&root);
     let expected: BTreeMap<&str, usize> = [
+        ("DQ005", 1),
         ("DQ207", 2),
         ("DQ402", 1),
         ("DQ406", 2),
