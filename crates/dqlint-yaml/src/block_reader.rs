@@ -13,14 +13,15 @@
 //! which then goes through tree-sitter as before. So a document is either
 //! read by both paths identically or only by tree-sitter: the tests in
 //! `tests/block_reader.rs` compare both paths on real projects, and
-//! `DQLINT_NO_FAST_YAML=1` turns this reader off for a whole run.
+//! `DQLINT_NO_FAST_YAML=1` turns this reader off for a whole run. One
+//! exception: a document longer than tree-sitter can count
+//! ([`MAX_DOCUMENT_LINES`](crate::tree::MAX_DOCUMENT_LINES)) is read here
+//! and refused there.
 
 use std::ops::Range;
 
 use crate::scalar::{self, ScalarStyle};
-use crate::tree::{
-    plain_kind, DuplicateKey, Node, NodeKind, Pair, Scalar, ScalarKind, MAX_DOCUMENT_LINES,
-};
+use crate::tree::{plain_kind, DuplicateKey, Node, NodeKind, Pair, Scalar, ScalarKind};
 
 /// Deeper indentation than this goes to tree-sitter, which reports it.
 const MAX_INDENT: usize = 256;
@@ -70,9 +71,8 @@ pub fn read_document(text: &str, span: Range<usize>) -> Option<ReadDocument> {
         });
         start += line.len();
     }
-    if lines.len() > MAX_DOCUMENT_LINES {
-        return None;
-    }
+    // No line limit here: walking lines has none, unlike tree-sitter's
+    // scanner (MAX_DOCUMENT_LINES), so a long plain document is read.
     let mut reader = Reader {
         text,
         lines,

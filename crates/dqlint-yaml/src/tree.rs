@@ -327,9 +327,10 @@ fn parse_document(
         errors.push(SyntaxError {
             span: base..base,
             message: format!(
-                "this YAML document has {lines} lines; the YAML grammar cannot read more than \
-                 {MAX_DOCUMENT_LINES} lines in one document, so it was not linted (split it \
-                 with `---` or into several files)"
+                "this YAML document has {lines} lines and uses syntax (flow mappings, anchors, \
+                 multi-line scalars, tabs, CRLF or a syntax error) that only the full YAML \
+                 grammar reads, which stops at {MAX_DOCUMENT_LINES} lines, so it was not linted: \
+                 split it into several files, or write it in plain block style"
             ),
         });
         return unread(span, errors, comments);

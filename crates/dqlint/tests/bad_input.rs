@@ -402,16 +402,20 @@ fn dq_action(i: usize) -> String {
     )
 }
 
-/// A document of 40,000 lines is more than the YAML grammar reads: one
-/// clear DQ001, not silence.
+/// A plain block-style document of 40,000 lines (more than the YAML
+/// grammar can count) is linted fully: a mistake on its last lines is
+/// found at its line. With syntax only the grammar reads (a flow mapping),
+/// one clear DQ001 says why, not silence.
 #[test]
 fn file_of_40000_lines() {
     let mut text = String::from("pipeline: bronze\nflowgroup: orders\nactions:\n");
     let mut lines = 3;
-    while lines + 6 <= 40_000 {
+    while lines + 6 <= 39_990 {
         text.push_str(&dq_action(lines));
         lines += 6;
     }
+    text.push_str("  - name: last_dq\n    type: transform\n    transform_type: data_quality\n    mode: quarantine\n    source: v_last\n    target: v_last_validated\n    expectations_file: expectations/orders.yaml\n");
+    lines += 7;
     while lines < 40_000 {
         text.push_str("# padding\n");
         lines += 1;
@@ -422,11 +426,25 @@ fn file_of_40000_lines() {
         ("expectations/orders.yaml", EXPECTATIONS.as_bytes()),
     ]);
     let report = lint_cli(dir.path());
+    assert!(
+        cli_findings(&report, "DQ001", "pipelines/bronze/orders.yaml").is_empty(),
+        "{report:#}"
+    );
+    let found = cli_findings(&report, "DQ102", "pipelines/bronze/orders.yaml");
+    assert_eq!(found.len(), 1, "{report:#}");
+    assert!(found[0]["range"]["start"]["line"].as_u64().unwrap() > 39_980);
+
+    let flow = text.replacen("pipeline: bronze\n", "pipeline: {name: bronze}\n", 1);
+    let dir = project(&[
+        ("pipelines/bronze/orders.yaml", flow.as_bytes()),
+        ("expectations/orders.yaml", EXPECTATIONS.as_bytes()),
+    ]);
+    let report = lint_cli(dir.path());
     let found = cli_findings(&report, "DQ001", "pipelines/bronze/orders.yaml");
     assert_eq!(found.len(), 1, "{report:#}");
     let message = found[0]["message"].as_str().unwrap();
     assert!(
-        message.contains("lines") && message.contains("32768"),
+        message.contains("lines") && message.contains("32768") && !message.contains("---"),
         "the message says why: {message}"
     );
 }
