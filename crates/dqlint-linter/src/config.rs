@@ -126,6 +126,11 @@ impl std::fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// Whether a `files` / `ddl` pattern matches a project-relative path.
+pub fn glob_matches(pattern: &str, rel: &str) -> bool {
+    compile_glob(pattern).is_ok_and(|g| g.compile_matcher().is_match(rel))
+}
+
 /// A glob of `files` / `ddl`: `*` stays inside one folder, `**` crosses
 /// folders, and a pattern without `/` matches the file name anywhere (as in
 /// `.gitignore`).
@@ -202,6 +207,28 @@ impl Config {
             path: Some(path.to_path_buf()),
             ..Config::default()
         };
+        if raw.select.as_ref().is_some_and(|l| l.is_empty()) {
+            // Where the top-level `select` is: before the first table.
+            let mut offset = 0;
+            let mut at = None;
+            for line in text.split_inclusive('\n') {
+                let t = line.trim_start();
+                if t.starts_with('[') {
+                    break;
+                }
+                if t.strip_prefix("select")
+                    .is_some_and(|r| r.trim_start().starts_with('='))
+                {
+                    at = Some(offset + line.len() - t.len());
+                    break;
+                }
+                offset += line.len();
+            }
+            return Err(error(
+                at.map(|a| a..a),
+                "`select = []` selects no rule, so nothing would be linted; remove it to run every rule, or name the rules to run".into(),
+            ));
+        }
         config.select = raw
             .select
             .map(|list| selectors(list, "select"))

@@ -522,11 +522,17 @@ pub fn apply(project: &Project, policy: &Policy, findings: Vec<Diagnostic>) -> V
     let broken = project.broken_kinds();
     for (id, dirs) in &by_file {
         let file = project.file(*id);
-        if !policy.enabled(me, &file.rel) || fed_by_broken(file.kind, &broken) {
+        if !policy.enabled(me, &file.rel) {
             continue;
         }
+        let paused = fed_by_broken(file.kind, &broken);
         let ran = |r: &RuleMeta| policy.enabled(r, &file.rel);
         for (d, u) in dirs.iter().zip(&usage[id]) {
+            // With a file it depends on broken, only what the directive
+            // itself shows is reported: malformed, or naming no rule.
+            if paused && !self_contained_mistake(d) {
+                continue;
+            }
             let Some(report) = dq009_unused_suppression::unused(file, d, u, ran) else {
                 continue;
             };
@@ -543,6 +549,29 @@ pub fn apply(project: &Project, policy: &Policy, findings: Vec<Diagnostic>) -> V
         }
     }
     kept
+}
+
+/// A directive whose mistake needs no other file to see: it cannot be
+/// read, or none of its entries names a rule.
+fn self_contained_mistake(d: &Directive) -> bool {
+    d.problem.is_some() || (!d.entries.is_empty() && d.entries.iter().all(|e| !e.is_known()))
+}
+
+/// The files whose unused-suppression check (beyond malformed directives)
+/// waits because a file they depend on does not parse: for telling the
+/// user the check is paused.
+pub fn paused_unused_checks(project: &Project) -> Vec<FileId> {
+    let broken = project.broken_kinds();
+    if broken.is_empty() {
+        return Vec::new();
+    }
+    project
+        .files
+        .iter()
+        .filter(|f| fed_by_broken(f.kind, &broken))
+        .filter(|f| directives(f).iter().any(|d| !self_contained_mistake(d)))
+        .map(|f| f.id)
+        .collect()
 }
 
 /// Whether a file's findings may be missing because a file it depends on is

@@ -193,12 +193,32 @@ pub fn write_fix_summary(
         .iter()
         .map(|(code, n)| format!("{code} x{n}"))
         .collect();
+    // Unsafe fixes left over were not asked for (with --unsafe-fixes
+    // they would have been applied): say they exist.
+    let unsafe_left = outcome
+        .remaining
+        .iter()
+        .filter(|d| {
+            d.fix
+                .as_ref()
+                .is_some_and(|f| f.applicability == dqlint_linter::Applicability::Unsafe)
+        })
+        .count();
+    let unsafe_hint = match unsafe_left {
+        0 => String::new(),
+        n => format!(
+            "; {n} unsafe fix{} available (they change behaviour): add --unsafe-fixes to {} {}",
+            if n == 1 { "" } else { "es" },
+            if dry_run { "see" } else { "apply" },
+            if n == 1 { "it" } else { "them" }
+        ),
+    };
     if outcome.changed.is_empty() {
-        writeln!(out, "dqlint: nothing to fix")?;
+        writeln!(out, "dqlint: nothing to fix{unsafe_hint}")?;
     } else {
         writeln!(
             out,
-            "dqlint: {verb} {} finding(s) in {} file(s) ({})",
+            "dqlint: {verb} {} finding(s) in {} file(s) ({}){unsafe_hint}",
             outcome.fixed_count(),
             outcome.changed.len(),
             rules.join(", ")

@@ -61,12 +61,20 @@ struct ServerArgs {
 
 #[derive(clap::Args)]
 #[command(
-    after_help = "Configuration: dqlint.toml at the project root (or --config FILE): select, ignore, envs, ddl, \
+    after_help = "Exit status: 0 no finding at error severity (warnings and info pass unless --strict), \
+1 at least one error finding (or, with --diff, something to fix), 2 the run itself failed (bad arguments or \
+configuration, a PATH that does not exist or holds nothing to lint). A broken file is a finding (DQ001), never 2.\n\
+Configuration: dqlint.toml at the project root (or --config FILE): select, ignore, envs, ddl, \
 [severity], [[overrides]]. Command-line flags win over it.\n\
 Suppressions: `# dqlint: ignore[DQ207] reason` (YAML) or `-- dqlint: ignore[DQ402] reason` (SQL) at the end of \
 the line or on the line before; `dqlint: ignore-file[DQ402]` in a file's leading comments."
 )]
 struct LintArgs {
+    /// Files or folders to lint (default: the current folder). Each lints
+    /// the whole LHP project containing it (the nearest folder up with an
+    /// lhp.yaml), as checks span files, but reports only the findings
+    /// located under it.
+    #[arg(value_name = "PATHS")]
     paths: Vec<PathBuf>,
     /// Environment to resolve tokens for (repeatable); default: every substitutions/*.yaml.
     #[arg(long = "env", value_name = "ENV")]
@@ -120,7 +128,7 @@ pub enum Format {
     Full,
     /// `path:line:col: severity[CODE] message`, one finding a line.
     Concise,
-    /// One JSON document (spec/cli.md); one project per run.
+    /// One JSON document (docs/cli.md); one project per run.
     Json,
     /// SARIF 2.1.0 for code scanning; paths relative to the working directory.
     Sarif,
@@ -188,13 +196,19 @@ fn rule_command(code: Option<&str>) -> ExitCode {
             }
         },
         None => {
+            let _ = writeln!(
+                out,
+                "{:<7} {:<42} {:<8} {:<11} what it reports",
+                "code", "name", "default", "fix"
+            );
             for rule in RULES {
                 let _ = writeln!(
                     out,
-                    "{:<7} {:<42} {:<8} {}",
+                    "{:<7} {:<42} {:<8} {:<11} {}",
                     rule.code,
                     rule.name,
                     rule.severity.as_str(),
+                    rule_docs::fix_column(rule.code),
                     rule.summary()
                 );
             }
@@ -234,7 +248,65 @@ fn no_lhp_project(path: &Path, workspace: &Workspace) -> String {
     }
 }
 
-fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
+/// `--env` takes one environment name: the stem of a
+/// `substitutions/<env>.yaml`, so no path, no list.
+fn check_env_name(env: &str) -> Result<(), String> {
+    if env.trim().is_empty() {
+        return Err(
+            "--env needs an environment name (the stem of a substitutions/<env>.yaml file)".into(),
+        );
+    }
+    if env.contains(',') {
+        let names: Vec<&str> = env
+            .split(',')
+            .map(str::trim)
+            .filter(|e| !e.is_empty())
+            .collect();
+        let repeated: Vec<String> = names.iter().map(|e| format!("--env {e}")).collect();
+        return Err(format!(
+            "--env `{env}`: one environment per --env; repeat it instead: {}",
+            repeated.join(" ")
+        ));
+    }
+    if env.contains(['/', '\\']) || env == "." || env == ".." {
+        return Err(format!(
+            "--env `{env}` is not an environment name: it names substitutions/<env>.yaml, so it holds no path"
+        ));
+    }
+    Ok(())
+}
+
+/// `--select DQ207,DQ208,`: the empty item a trailing comma leaves is
+/// dropped; a flag given with nothing at all in it is a mistake.
+fn selectors(flag: &str, given: &[String]) -> Result<Vec<String>, String> {
+    let kept: Vec<String> = given
+        .iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if kept.is_empty() && !given.is_empty() {
+        return Err(format!(
+            "{flag} needs at least one rule code, prefix or name (see `dqlint rule`)"
+        ));
+    }
+    Ok(kept)
+}
+
+fn no_color_requested() -> bool {
+    output::no_color_requested_by(std::env::var_os("NO_COLOR").as_deref())
+}
+
+fn lint_command(mut args: LintArgs) -> Result<ExitCode, String> {
+    args.select = selectors("--select", &args.select)?;
+    args.ignore = selectors("--ignore", &args.ignore)?;
+    for env in &args.envs {
+        check_env_name(env)?;
+    }
+    if args.statistics && args.format == Format::Sarif {
+        return Err(
+            "--statistics counts findings per rule, which SARIF has no place for; use --format json or full".into(),
+        );
+    }
     for pattern in args.select.iter().chain(&args.ignore) {
         let p = pattern.trim();
         let known = RULES.iter().any(|r| {
@@ -271,7 +343,7 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
         }
     }
     let one_document = matches!(args.format, Format::Json | Format::Sarif);
-    if roots.len() > 1 && one_document && !args.statistics && !args.diff {
+    if roots.len() > 1 && one_document && !args.diff {
         return Err(
             "--format json and sarif report one project; the paths given span several LHP projects"
                 .into(),
@@ -289,13 +361,13 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
         select: args.select.clone(),
         ignore: args.ignore.clone(),
     };
-    let color =
-        !args.no_color && std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
+    let color = !args.no_color && !no_color_requested() && std::io::stdout().is_terminal();
     // CI services resolve report paths against the checkout: the working directory.
     let base = std::env::current_dir()
         .and_then(std::fs::canonicalize)
         .unwrap_or_default();
     let mut failed = false;
+    let several_projects = roots.len() > 1;
     for (root, scopes) in roots {
         let config = Config::discover(&root, args.config.as_deref()).map_err(|e| e.to_string())?;
         // Only plain lint runs are replayed: --fix and --diff act on files,
@@ -376,12 +448,68 @@ fn lint_command(args: LintArgs) -> Result<ExitCode, String> {
         });
         failed |= root_failed;
         let mut buffer: Vec<u8> = Vec::new();
+        for scope in &scopes {
+            if scope.is_file() && !project.files.iter().any(|f| f.path == *scope) {
+                eprintln!(
+                    "dqlint: warning: {} is not a file dqlint lints (not one of the project's flowgroups, templates, presets, substitutions, expectations or .sql files)",
+                    scope.strip_prefix(&base).unwrap_or(scope).display()
+                );
+            }
+        }
+        if let Some(patterns) = &config.ddl {
+            for pattern in patterns {
+                if !project.files.iter().any(|f| {
+                    f.rel.ends_with(".sql") && dqlint_linter::config::glob_matches(pattern, &f.rel)
+                }) {
+                    eprintln!(
+                        "dqlint: warning: {}: `ddl` pattern `{pattern}` matches no .sql file under {}",
+                        config.path.as_deref().map_or("dqlint.toml".into(), |p| p.strip_prefix(&base).unwrap_or(p).display().to_string()),
+                        root.display()
+                    );
+                }
+            }
+        }
+        let paused = dqlint_linter::suppression::paused_unused_checks(&project);
+        let dq009 = dqlint_linter::find("DQ009").expect("DQ009 is a rule");
+        let matches = |list: &[String]| {
+            list.iter()
+                .any(|s| dqlint_linter::config::selector_matches(s, dq009))
+        };
+        let dq009_on = (args.select.is_empty() || matches(&args.select)) && !matches(&args.ignore);
+        if !paused.is_empty() && dq009_on && !args.quiet {
+            let names: Vec<&str> = paused
+                .iter()
+                .map(|id| project.file(*id).rel.as_str())
+                .collect();
+            eprintln!(
+                "dqlint: note: unused suppressions (DQ009) are not checked in {} until the files that do not parse (DQ001) are repaired, as what they suppress may come from them; malformed directives are still reported",
+                names.join(", ")
+            );
+        }
+        let scoped_files = project
+            .files
+            .iter()
+            .filter(|f| {
+                scopes
+                    .iter()
+                    .any(|s| *s == project.root || f.path.starts_with(s))
+            })
+            .count();
         let report = output::Report {
             project: &project,
             diagnostics: &diagnostics,
+            base: &base,
+            scoped_files,
+            label: several_projects.then(|| {
+                let shown = project.root.strip_prefix(&base).unwrap_or(&project.root);
+                match shown.as_os_str().is_empty() {
+                    true => ".".to_string(),
+                    false => shown.to_string_lossy().replace('\\', "/"),
+                }
+            }),
         };
         let written = if args.statistics {
-            report.statistics(&mut buffer)
+            report.statistics(&mut buffer, args.format == Format::Json, args.quiet)
         } else {
             match args.format {
                 Format::Json => report.json(&mut buffer),

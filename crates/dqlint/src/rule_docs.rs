@@ -31,13 +31,63 @@ raises exactly this rule, the good one (the bad project with the files shown cha
 Files they leave out are implied: `lhp.yaml`, and for a quarantine action a correct DLQ inbox and \
 outbox DDL.";
 
+/// Which rules offer a fix, and of what kind (`safe`: `--fix` applies it;
+/// `unsafe`: only with `--unsafe-fixes`, as it changes behaviour). A test
+/// lints the showcase and every rule fixture and checks that each fix seen
+/// is declared here and each rule declared here is seen fixing.
+pub const FIXES: &[(&str, &[&str])] = &[
+    ("DQ003", &["unsafe"]),
+    ("DQ009", &["safe"]),
+    ("DQ101", &["unsafe"]),
+    ("DQ105", &["safe"]),
+    ("DQ107", &["safe"]),
+    ("DQ206", &["safe"]),
+    ("DQ207", &["safe"]),
+    ("DQ402", &["unsafe"]),
+    ("DQ403", &["safe"]),
+    ("DQ404", &["safe"]),
+    ("DQ405", &["safe"]),
+    ("DQ406", &["safe"]),
+    ("DQ407", &["safe", "unsafe"]),
+    ("DQ408", &["safe", "unsafe"]),
+    ("DQ603", &["safe"]),
+];
+
+/// The kinds of fix a rule offers (empty: none).
+pub fn fix_kinds(code: &str) -> &'static [&'static str] {
+    FIXES
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map_or(&[], |(_, kinds)| kinds)
+}
+
+/// "safe", "unsafe", "safe, unsafe" or "-": the `fix` column of `dqlint rule`.
+pub fn fix_column(code: &str) -> String {
+    let kinds = fix_kinds(code);
+    if kinds.is_empty() {
+        "-".into()
+    } else {
+        kinds.join("+")
+    }
+}
+
+fn fix_sentence(code: &str) -> String {
+    match fix_kinds(code) {
+        [] => "No automatic fix.".into(),
+        ["safe"] => "Fix: safe (`dqlint lint --fix` applies it).".into(),
+        ["unsafe"] => "Fix: unsafe (it changes behaviour: `dqlint lint --fix --unsafe-fixes` applies it, `--diff --unsafe-fixes` shows it).".into(),
+        _ => "Fix: safe where the meaning is kept (`--fix`), unsafe otherwise (`--fix --unsafe-fixes`).".into(),
+    }
+}
+
 /// A rule's page: what `dqlint rule CODE` prints, too.
 pub fn page(rule: &RuleMeta) -> String {
     format!(
-        "# {} ({})\n\nDefault severity: {}. `dqlint rule {}` prints this page.\n\n{}\n\n{EXAMPLES_NOTE}\n",
+        "# {} ({})\n\nDefault severity: {}. {} `dqlint rule {}` prints this page.\n\n{}\n\n{EXAMPLES_NOTE}\n",
         rule.code,
         rule.name,
         rule.severity.as_str(),
+        fix_sentence(rule.code),
         rule.code,
         rule.doc()
     )

@@ -280,8 +280,13 @@ fn statistics_count_per_rule() {
         let n: usize = parts[0].parse().unwrap();
         let count = diagnostics.iter().filter(|d| d["code"] == parts[1]).count();
         assert_eq!(n, count, "{line}");
+        // `[*]` before the name marks a rule with fixable findings.
+        let fixable = diagnostics
+            .iter()
+            .any(|d| d["code"] == parts[1] && d.get("fix").is_some());
+        assert_eq!(parts[2] == "[*]", fixable, "{line}");
         assert_eq!(
-            Some(parts[2]),
+            Some(*parts.last().unwrap()),
             dqlint_linter::find(parts[1]).map(|r| r.name)
         );
         total += n;

@@ -4,7 +4,7 @@
 //!
 //! ## Why is this bad?
 //! An empty value fails `lhp validate`; a missing key crashes LHP with a
-//! Pydantic traceback (LHP-GEN-902, exit 3: E09).
+//! Pydantic traceback (LHP-GEN-902, exit 3).
 //!
 //! ## Example (bad)
 //! `pipelines/bronze/orders.yaml`:

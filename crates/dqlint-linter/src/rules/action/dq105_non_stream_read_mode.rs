@@ -3,7 +3,7 @@
 //!
 //! ## Why is this bad?
 //! The data_quality generator only streams. `lhp validate` passes such a
-//! config, and `lhp generate` then fails with LHP-VAL-068 (E01, E26).
+//! config, and `lhp generate` then fails with LHP-VAL-068.
 //!
 //! ## Example (bad)
 //! `pipelines/bronze/orders.yaml`:

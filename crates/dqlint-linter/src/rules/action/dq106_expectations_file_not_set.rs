@@ -2,9 +2,9 @@
 //! Reports a data_quality action without `expectations_file`.
 //!
 //! ## Why is this bad?
-//! `lhp validate` passes, `lhp generate` fails (LHP-VAL-001: E02). Inline
-//! `expectations:` do not replace it (E28), and a preset cannot set it
-//! (E39).
+//! `lhp validate` passes, `lhp generate` fails (LHP-VAL-001). Inline
+//! `expectations:` do not replace it, and a preset cannot set it
+//!.
 //!
 //! ## Example (bad)
 //! `pipelines/bronze/orders.yaml`:

@@ -5,7 +5,7 @@
 //! an existing one is named.
 //!
 //! ## Why is this bad?
-//! In dqe mode only `lhp generate` notices (LHP-IO-001: E03); on a
+//! In dqe mode only `lhp generate` notices (LHP-IO-001); on a
 //! case-sensitive file system (Databricks, Linux CI) `Expectations/` is not
 //! `expectations/`, even if it works on a laptop.
 //!
@@ -86,11 +86,17 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 continue;
             }
             let rel = normalize_rel(&resolved.text);
-            if resolve_project_path(root, &rel).is_file() {
+            let path = resolve_project_path(root, &rel);
+            if path.is_file() {
                 continue;
             }
-            let mut d = match case_insensitive_match(root, &rel) {
-                Some(real) => {
+            let mut d = match (not_a_file(&path), case_insensitive_match(root, &rel)) {
+                (Some(what), _) => Diagnostic::new(
+                    me,
+                    &value.origin,
+                    format!("expectations file `{rel}` {what}"),
+                ),
+                (None, Some(real)) if real != rel => {
                     let mut d = Diagnostic::new(me, &value.origin, format!(
                         "expectations file `{rel}` not found; `{real}` exists but differs in letter case (paths are case-sensitive on Databricks)"
                     ));
@@ -110,7 +116,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     }
                     d
                 }
-                None => {
+                (None, _) => {
                     // The reminder helps with a relative path only.
                     let hint = if std::path::Path::new(&rel).is_absolute() {
                         ""
@@ -129,5 +135,36 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             }
             out.push(d);
         }
+    }
+}
+
+/// What is at `path` when something is there but it is no file LHP can
+/// read: a folder, a FIFO or socket or device, a symbolic link to nothing.
+fn not_a_file(path: &std::path::Path) -> Option<String> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(path).ok()?;
+        return match std::fs::metadata(path) {
+            Err(_) => Some(format!(
+                "is a symbolic link to `{}`, which does not exist (or is a link loop)",
+                target.display()
+            )),
+            Ok(m) if m.is_dir() => Some(format!(
+                "is a symbolic link to the folder `{}`, not a file",
+                target.display()
+            )),
+            Ok(_) => Some(format!(
+                "is a symbolic link to `{}`, which is not a regular file",
+                target.display()
+            )),
+        };
+    }
+    if meta.is_dir() {
+        Some("is a folder, not a file".into())
+    } else {
+        Some(
+            "is not a regular file (a FIFO, socket or device): LHP cannot read rules from it"
+                .into(),
+        )
     }
 }

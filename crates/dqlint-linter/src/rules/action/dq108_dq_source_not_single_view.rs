@@ -4,7 +4,7 @@
 //!
 //! ## Why is this bad?
 //! The data_quality generator reads exactly one view. With a list, LHP
-//! validates and generates `spark.readStream.table("")` (E20), which fails
+//! validates and generates `spark.readStream.table("")`, which fails
 //! only when the pipeline runs.
 //!
 //! ## Example (bad)

@@ -5,7 +5,7 @@
 //! ## Why is this bad?
 //! LHP's docs suggest setting the shared `dlq_table` in a preset, but
 //! transform presets only fill keys "not already present" on a model dump
-//! in which every field is present: they never apply (E18, E39). The
+//! in which every field is present: they never apply. The
 //! actions silently run without the settings you see in the preset.
 //!
 //! ## Example (bad)
@@ -125,7 +125,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     .map(|e| format!("`{}`", e.key))
                     .collect();
                 report(&entry.key_origin, format!(
-                    "preset `{preset}` sets data_quality {} under `transform_actions`, but LHP never applies transform presets (E18/E39)",
+                    "preset `{preset}` sets data_quality {} under `transform_actions`, but LHP never applies transform presets",
                     keys.join(", ")
                 ));
             }

@@ -3,7 +3,7 @@
 //! `sequence_by`.
 //!
 //! ## Why is this bad?
-//! LHP silently omits `sequence_by` (E24). Without an ordering column,
+//! LHP silently omits `sequence_by`. Without an ordering column,
 //! out-of-order and recycled rows (the quarantine re-injection path)
 //! resolve arbitrarily: an old version can overwrite a newer one.
 //!

@@ -4,7 +4,7 @@
 //!
 //! ## Why is this bad?
 //! Same hazard as DQ501 (each recycle flow re-injects the other's fixed
-//! rows), but LHP does not check across pipelines at all (E11).
+//! rows), but LHP does not check across pipelines at all.
 //!
 //! ## Example (bad)
 //! `pipelines/bronze_eu/orders_eu.yaml`:

@@ -6,7 +6,7 @@
 //! LHP names the generated quarantine objects after the source view
 //! (`dlq_sink_<view>`, `_clean_<view>`, module constants...): the second
 //! action's objects collide with the first's, and the constants of one
-//! overwrite the other's. Validate and generate both pass (E29).
+//! overwrite the other's. Validate and generate both pass.
 //!
 //! ## Example (bad)
 //! `pipelines/bronze/orders.yaml`:

@@ -2,7 +2,7 @@
 //! Reports a list-format rule with neither `constraint` nor `expression`.
 //!
 //! ## Why is this bad?
-//! LHP skips the item without a word (E14): the check you think you have
+//! LHP skips the item without a word: the check you think you have
 //! does not exist.
 //!
 //! ## Example (bad)

@@ -5,7 +5,7 @@
 //! (list format).
 //!
 //! ## Why is this bad?
-//! LHP silently turns an unknown `action` into `warn` (E31) and skips an
+//! LHP silently turns an unknown `action` into `warn` and skips an
 //! item with an unknown `type`: a rule meant to drop or fail only logs.
 //!
 //! ## Example (bad)

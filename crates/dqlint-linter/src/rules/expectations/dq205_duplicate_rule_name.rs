@@ -4,7 +4,7 @@
 //!
 //! ## Why is this bad?
 //! LHP collects rules in dictionaries keyed by name: the later rule
-//! silently replaces the earlier one (E19), so one check disappears.
+//! silently replaces the earlier one, so one check disappears.
 //!
 //! ## Example (bad)
 //! `pipelines/bronze/orders.yaml`:

@@ -4,7 +4,7 @@
 //!
 //! ## Why is this bad?
 //! LHP calls `.get("action")` on the value: generation crashes with
-//! LHP-ACT-002 in dqe mode (E15) and validation crashes in quarantine mode.
+//! LHP-ACT-002 in dqe mode and validation crashes in quarantine mode.
 //!
 //! ## Example (bad)
 //! `pipelines/bronze/orders.yaml`:

@@ -6,7 +6,7 @@
 //! ## Why is this bad?
 //! A `warn` rule you expected to only log now removes rows from the clean
 //! path (they go to the DLQ); a `fail` rule no longer stops the pipeline.
-//! LHP's docs promise a warning, but the CLI never shows it (E25).
+//! LHP's docs promise a warning, but the CLI never shows it.
 //!
 //! ## Example (bad)
 //! `pipelines/bronze/orders.yaml`:

@@ -2,7 +2,7 @@
 //! Reports `${...}`, `{token}` or `%{var}` inside a rule expression.
 //!
 //! ## Why is this bad?
-//! LHP does not substitute expectations files (E36): the token text is
+//! LHP does not substitute expectations files: the token text is
 //! copied verbatim into the SQL, and the rule compares against the literal
 //! string `${catalog}`.
 //!

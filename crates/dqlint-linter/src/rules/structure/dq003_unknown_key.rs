@@ -6,7 +6,7 @@
 //! probably meant.
 //!
 //! ## Why is this bad?
-//! LHP silently drops unknown keys (E12, E09b, E30): a misspelt
+//! LHP silently drops unknown keys: a misspelt
 //! `expectation_file` leaves the action without rules, and nothing says so.
 //!
 //! ## Example (bad)

@@ -3,7 +3,7 @@
 //! `quarantine.source_table`.
 //!
 //! ## Why is this bad?
-//! LHP turns it into a `dbutils.secrets.get` f-string (E34): the DLQ name
+//! LHP turns it into a `dbutils.secrets.get` f-string: the DLQ name
 //! is then unknown until run time, tables cannot be matched to their DDL,
 //! and the secret value ends up in table names and logs.
 //!

@@ -1,0 +1,607 @@
+//! What a new user runs into (issue 17's friction list), end to end: each
+//! test is one command a newcomer typed and what dqlint must say to it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dqlint"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the dqlint binary runs")
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("no signal")
+}
+
+const FLOWGROUP: &str = "pipeline: bronze
+flowgroup: orders
+actions:
+  - name: load_orders
+    type: load
+    readMode: stream
+    source:
+      type: cloudfiles
+      path: /Volumes/main/landing/orders
+      format: json
+    target: v_orders_raw
+  - name: orders_dq
+    type: transform
+    transform_type: data_quality
+    source: v_orders_raw
+    target: v_orders_validated
+    expectations_file: EXPECTATIONS
+  - name: write_orders
+    type: write
+    source: v_orders_validated
+    write_target:
+      type: streaming_table
+      catalog: main
+      schema: bronze
+      table: orders
+";
+
+/// A small clean project in a temporary folder: one dqe action using
+/// `expectations/orders.yaml`.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "lhp.yaml", "name: demo\n");
+    write(
+        dir.path(),
+        "pipelines/bronze/orders.yaml",
+        &FLOWGROUP.replace("EXPECTATIONS", "expectations/orders.yaml"),
+    );
+    write(
+        dir.path(),
+        "expectations/orders.yaml",
+        "order_id IS NOT NULL:\n  action: drop\n  name: valid_order_id\n",
+    );
+    dir
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn lint_json(dir: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["lint", "--format", "json", "--no-cache"];
+    args.extend_from_slice(extra);
+    let o = run_in(dir, &args);
+    serde_json::from_str(&out(&o)).unwrap_or_else(|e| panic!("{e}: {}{}", out(&o), err(&o)))
+}
+
+#[test]
+fn statistics_follow_format_json_and_quiet() {
+    let showcase = workspace().join("fixtures/showcase");
+    let o = run_in(
+        &showcase,
+        &["lint", "--statistics", "--format", "json", "--no-cache"],
+    );
+    assert_eq!(code(&o), 1);
+    let doc: Value = serde_json::from_str(&out(&o)).expect("--statistics --format json is JSON");
+    let rules = doc["statistics"].as_array().unwrap();
+    let total: u64 = rules.iter().map(|r| r["count"].as_u64().unwrap()).sum();
+    let report = lint_json(&showcase, &[]);
+    assert_eq!(
+        total as usize,
+        report["diagnostics"].as_array().unwrap().len()
+    );
+    assert!(rules
+        .iter()
+        .any(|r| r["code"] == "DQ207" && r["fixable"].as_u64() > Some(0)));
+
+    let quiet = out(&run_in(
+        &showcase,
+        &["lint", "--statistics", "--quiet", "--no-cache"],
+    ));
+    assert!(
+        !quiet.contains("Found "),
+        "--quiet drops the summary:\n{quiet}"
+    );
+    assert!(quiet.contains("DQ207"));
+
+    let sarif = run_in(&showcase, &["lint", "--statistics", "--format", "sarif"]);
+    assert_eq!(
+        code(&sarif),
+        2,
+        "SARIF has no statistics: refused, not ignored"
+    );
+    assert!(err(&sarif).contains("--statistics"), "{}", err(&sarif));
+}
+
+#[test]
+fn a_trailing_comma_in_select_is_dropped_but_an_empty_select_is_refused() {
+    let showcase = workspace().join("fixtures/showcase");
+    let o = run_in(
+        &showcase,
+        &[
+            "lint",
+            "--select",
+            "DQ207,DQ208,",
+            "--format",
+            "json",
+            "--no-cache",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    let doc: Value = serde_json::from_str(&out(&o)).unwrap();
+    let codes: Vec<&str> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert!(!codes.is_empty() && codes.iter().all(|c| *c == "DQ207" || *c == "DQ208"));
+    let empty = run_in(&showcase, &["lint", "--select", ","]);
+    assert_eq!(code(&empty), 2);
+    assert!(
+        err(&empty).contains("needs at least one rule"),
+        "{}",
+        err(&empty)
+    );
+}
+
+#[test]
+fn empty_select_in_the_configuration_is_refused_at_its_line() {
+    let dir = project();
+    write(
+        dir.path(),
+        "dqlint.toml",
+        "# mine\nenvs = []\nselect = []\n",
+    );
+    let o = run_in(dir.path(), &["lint"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        err(&o).contains("dqlint.toml:3:1: `select = []` selects no rule"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn a_ddl_glob_matching_nothing_is_said() {
+    let dir = project();
+    write(
+        dir.path(),
+        "sql/dlq.sql",
+        "CREATE TABLE main.ops.dlq (a INT);\n",
+    );
+    write(
+        dir.path(),
+        "dqlint.toml",
+        "ddl = [\"ddl/**/*.sql\", \"sql/*.sql\"]\n",
+    );
+    let o = run_in(dir.path(), &["lint", "--no-cache"]);
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    assert!(
+        err(&o).contains("`ddl` pattern `ddl/**/*.sql` matches no .sql file"),
+        "{}",
+        err(&o)
+    );
+    assert!(!err(&o).contains("`sql/*.sql`"), "{}", err(&o));
+}
+
+#[test]
+fn env_takes_one_environment_name() {
+    let dir = project();
+    for (env, says) in [
+        ("", "needs an environment name"),
+        ("../lhp", "not an environment name"),
+        ("dev,prod", "--env dev --env prod"),
+        ("..", "not an environment name"),
+    ] {
+        let o = run_in(dir.path(), &["lint", "--env", env]);
+        assert_eq!(code(&o), 2, "--env {env:?}");
+        assert!(err(&o).contains(says), "--env {env:?}: {}", err(&o));
+    }
+}
+
+#[test]
+fn summary_counts_files_in_the_scope_with_plurals() {
+    let dir = project();
+    let o = run_in(
+        dir.path(),
+        &["lint", "expectations/orders.yaml", "--no-cache"],
+    );
+    assert_eq!(out(&o), "No findings in 1 file.\n");
+    let o = run_in(dir.path(), &["lint", "--no-cache"]);
+    assert_eq!(out(&o), "No findings in 3 files.\n");
+    write(dir.path(), "README.md", "# demo\n");
+    let o = run_in(dir.path(), &["lint", "README.md", "--no-cache"]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(out(&o), "No findings in 0 files.\n");
+    assert!(
+        err(&o).contains("README.md is not a file dqlint lints"),
+        "{}",
+        err(&o)
+    );
+}
+
+fn dq107_for(expectations: &str, make: impl FnOnce(&Path)) -> Value {
+    let dir = project();
+    write(
+        dir.path(),
+        "pipelines/bronze/orders.yaml",
+        &FLOWGROUP.replace("EXPECTATIONS", expectations),
+    );
+    make(dir.path());
+    let doc = lint_json(dir.path(), &[]);
+    let found: Vec<&Value> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "DQ107")
+        .collect();
+    assert_eq!(found.len(), 1, "{doc:#}");
+    found[0].clone()
+}
+
+#[test]
+fn dq107_names_what_is_there_instead_of_a_file_and_offers_no_identity_fix() {
+    let folder = dq107_for("expectations", |_| {});
+    assert!(
+        folder["message"]
+            .as_str()
+            .unwrap()
+            .contains("is a folder, not a file"),
+        "{folder:#}"
+    );
+    assert!(folder.get("fix").is_none(), "{folder:#}");
+    #[cfg(unix)]
+    {
+        let dangling = dq107_for("expectations/gone.yaml", |root| {
+            std::os::unix::fs::symlink("nowhere.yaml", root.join("expectations/gone.yaml"))
+                .unwrap();
+        });
+        let message = dangling["message"].as_str().unwrap();
+        assert!(
+            message.contains("symbolic link to `nowhere.yaml`, which does not exist"),
+            "{message}"
+        );
+        assert!(!message.contains("letter case"), "{message}");
+        assert!(dangling.get("fix").is_none());
+        let fifo = dq107_for("expectations/pipe.yaml", |root| {
+            let path =
+                std::ffi::CString::new(root.join("expectations/pipe.yaml").to_str().unwrap())
+                    .unwrap();
+            // SAFETY: a valid C string; mkfifo only creates the node.
+            assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o644) }, 0);
+        });
+        let message = fifo["message"].as_str().unwrap();
+        assert!(message.contains("not a regular file"), "{message}");
+        assert!(fifo.get("fix").is_none());
+    }
+}
+
+#[test]
+fn full_says_info_shows_a_shared_related_block_once_and_cuts_long_lines() {
+    let showcase = workspace().join("fixtures/showcase");
+    let text = out(&run_in(&showcase, &["lint", "--no-cache"]));
+    assert!(text.contains("info[DQ402]"), "{text}");
+    assert!(!text.contains("note[DQ"), "{text}");
+    let repeated = text.matches("the same 8 places as the").count();
+    assert!(
+        repeated >= 2,
+        "the DLQ block is shown once, then referred to:\n{text}"
+    );
+
+    let dir = project();
+    let long = format!(
+        "[{{\"name\": \"x\", \"constraint\": \"{} OR\", \"type\": \"expect\"}}]",
+        (0..60)
+            .map(|i| format!("c{i} > 0"))
+            .collect::<Vec<_>>()
+            .join(" AND ")
+    );
+    write(dir.path(), "expectations/orders.json", &long);
+    write(
+        dir.path(),
+        "pipelines/bronze/orders.yaml",
+        &FLOWGROUP.replace("EXPECTATIONS", "expectations/orders.json"),
+    );
+    let text = out(&run_in(dir.path(), &["lint", "--no-cache"]));
+    assert!(text.contains("expectations/orders.json"), "{text}");
+    let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(
+        widest < 260,
+        "a {}-character line is cut:\n{text}",
+        long.len()
+    );
+    assert!(text.contains('…'), "{text}");
+}
+
+#[test]
+fn concise_paths_are_relative_to_the_working_directory_and_projects_are_named() {
+    let parent = tempfile::tempdir().unwrap();
+    for name in ["one", "two"] {
+        let p = project();
+        let dest = parent.path().join(name);
+        std::fs::rename(p.path(), &dest).unwrap_or_else(|_| {
+            copy_dir(p.path(), &dest);
+        });
+        write(&dest, "expectations/orders.yaml", "price > 0: drop\n");
+    }
+    let o = run_in(
+        parent.path(),
+        &["lint", "one", "two", "--format", "concise", "--no-cache"],
+    );
+    let text = out(&o);
+    assert!(
+        text.contains("one/expectations/orders.yaml:1:12: error[DQ206]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("two/expectations/orders.yaml:1:12: error[DQ206]"),
+        "{text}"
+    );
+    assert!(text.contains("one: Found 1 error(s)"), "{text}");
+    assert!(text.contains("two: Found 1 error(s)"), "{text}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let rel = entry.path().strip_prefix(from).unwrap();
+        let dest = to.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
+}
+
+#[test]
+fn concise_keeps_a_multi_line_message_on_one_line() {
+    let dir = project();
+    write(
+        dir.path(),
+        "expectations/orders.yaml",
+        "price > 0: \"drop\n  now\"\n",
+    );
+    let text = out(&run_in(
+        dir.path(),
+        &["lint", "--format", "concise", "--no-cache"],
+    ));
+    let finding: Vec<&str> = text.lines().filter(|l| l.contains("[DQ206]")).collect();
+    assert_eq!(finding.len(), 1, "{text}");
+    assert!(finding[0].contains("`\"drop\\n  now\"`"), "{text}");
+    let (summary, findings) = text
+        .trim_end()
+        .lines()
+        .collect::<Vec<_>>()
+        .split_last()
+        .map(|(s, f)| (s.to_string(), f.to_vec()))
+        .unwrap();
+    assert!(summary.starts_with("Found "), "{text}");
+    for line in findings {
+        assert!(
+            line.starts_with("expectations/orders.yaml:1:"),
+            "one line per finding:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn fixes_are_discoverable() {
+    let showcase = workspace().join("fixtures/showcase");
+    let text = out(&run_in(
+        &showcase,
+        &["lint", "--format", "concise", "--no-cache"],
+    ));
+    let summary = text.lines().last().unwrap();
+    assert!(
+        summary.contains("fixable with --fix")
+            && summary.contains("more with --fix --unsafe-fixes"),
+        "{summary}"
+    );
+    // Only unsafe fixes left: --diff says so instead of just "nothing to fix".
+    let dir = project();
+    write(
+        dir.path(),
+        "pipelines/bronze/orders.yaml",
+        &FLOWGROUP
+            .replace("EXPECTATIONS", "expectations/orders.yaml")
+            .replace(
+                "    transform_type: data_quality\n",
+                "    transform_type: data_quality\n    mode: quarantined\n",
+            ),
+    );
+    let o = run_in(dir.path(), &["lint", "--diff"]);
+    let said = err(&o);
+    assert!(
+        said.contains("nothing to fix; 1 unsafe fix available"),
+        "{said}{}",
+        out(&o)
+    );
+    assert!(said.contains("--unsafe-fixes"), "{said}");
+    let table = out(&run_in(&showcase, &["rule"]));
+    let dq207 = table.lines().find(|l| l.starts_with("DQ207")).unwrap();
+    assert!(dq207.contains(" safe "), "{dq207}");
+    let dq001 = table.lines().find(|l| l.starts_with("DQ001")).unwrap();
+    assert!(dq001.contains(" - "), "{dq001}");
+}
+
+/// The declared fix kinds of `dqlint rule` are the ones the rules give:
+/// every fix on the showcase and the rule fixtures is declared, and every
+/// declared rule is seen fixing.
+#[test]
+fn declared_fix_kinds_match_the_fixes_rules_give() {
+    let mut seen: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        Default::default();
+    let mut projects = vec![workspace().join("fixtures/showcase")];
+    for entry in std::fs::read_dir(workspace().join("fixtures/rules")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            projects.push(path.join("bad"));
+        }
+    }
+    for project in projects {
+        let mut args = vec!["--select", "DQ"];
+        let envs = std::fs::read_to_string(project.join(".dqlint-test-envs")).unwrap_or_default();
+        let envs: Vec<String> = envs
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(String::from)
+            .collect();
+        for e in &envs {
+            args.push("--env");
+            args.push(e);
+        }
+        let doc = lint_json(&project, &args);
+        for d in doc["diagnostics"].as_array().unwrap() {
+            if let Some(kind) = d["fix"]["applicability"].as_str() {
+                seen.entry(d["code"].as_str().unwrap().to_string())
+                    .or_default()
+                    .insert(kind.to_string());
+            }
+        }
+    }
+    for (code, kinds) in &seen {
+        for kind in kinds {
+            assert!(
+                dqlint::rule_docs::fix_kinds(code).contains(&kind.as_str()),
+                "{code} gives a {kind} fix that rule_docs::FIXES does not declare"
+            );
+        }
+    }
+    for (code, _) in dqlint::rule_docs::FIXES {
+        assert!(
+            seen.contains_key(*code),
+            "{code} is declared fixable but no fixture shows a fix"
+        );
+    }
+}
+
+#[test]
+fn help_describes_paths_and_exit_codes() {
+    let text = out(&run_in(&workspace(), &["lint", "--help"]));
+    assert!(text.contains("[PATHS]..."), "{text}");
+    assert!(
+        text.contains("lints the whole LHP project containing it"),
+        "{text}"
+    );
+    assert!(text.contains("Exit status: 0"), "{text}");
+    assert!(text.contains("2 the run itself failed"), "{text}");
+}
+
+/// Internal reference numbers of the LHP observations (E18, E25...) mean
+/// nothing to a user: not in messages, not on rule pages.
+#[test]
+fn no_internal_reference_numbers_in_messages_or_pages() {
+    let pattern = regex::Regex::new(r"\bE[0-9]{2}[a-z]?\b").unwrap();
+    let report = lint_json(&workspace().join("fixtures/showcase"), &[]);
+    for d in report["diagnostics"].as_array().unwrap() {
+        let m = d["message"].as_str().unwrap();
+        assert!(!pattern.is_match(m), "{}: {m}", d["code"]);
+    }
+    for rule in dqlint_linter::RULES {
+        let page = dqlint::rule_docs::page(rule);
+        assert!(
+            !pattern.is_match(&page),
+            "{}'s page cites {:?}",
+            rule.code,
+            pattern.find(&page)
+        );
+    }
+}
+
+/// The repository is self-contained: user docs link nothing outside it
+/// (the contract texts they cite live in docs/).
+#[test]
+fn docs_point_only_at_files_in_the_repository() {
+    let root = workspace();
+    let mut files = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            files.push(path);
+        }
+    }
+    let cited =
+        regex::Regex::new(r"`((?:\.\./)*[\w./-]*spec/[\w.-]+\.md)`|\]\(([^)#]+\.md)").unwrap();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for c in cited.captures_iter(&text) {
+            if let Some(spec) = c.get(1) {
+                panic!(
+                    "{} cites {}, which is not in the repository",
+                    file.display(),
+                    spec.as_str()
+                );
+            }
+            let link = c.get(2).unwrap().as_str();
+            if link.starts_with("http") {
+                continue;
+            }
+            let target = file.parent().unwrap().join(link);
+            assert!(
+                target.exists(),
+                "{} links {link}, which does not exist",
+                file.display()
+            );
+        }
+    }
+    let help = out(&run_in(&root, &["lint", "--help"]));
+    assert!(!help.contains("spec/"), "{help}");
+}
+
+#[test]
+fn required_lhp_version_is_shown_and_checked() {
+    let dir = project();
+    write(
+        dir.path(),
+        "lhp.yaml",
+        "name: demo\nrequired_lhp_version: \">=0.8.2\"\n",
+    );
+    let text = out(&run_in(dir.path(), &["lint", "--no-cache"]));
+    assert!(
+        text.contains("lhp.yaml requires LHP `>=0.8.2`; dqlint checks as LHP 0.9.3."),
+        "{text}"
+    );
+    assert!(text.contains("No findings"), "{text}");
+    write(
+        dir.path(),
+        "lhp.yaml",
+        "name: demo\nrequired_lhp_version: \"0.7.1\"\n",
+    );
+    let doc = lint_json(dir.path(), &[]);
+    let d = &doc["diagnostics"][0];
+    assert_eq!(d["code"], "DQ005", "{doc:#}");
+    assert!(
+        d["message"].as_str().unwrap().contains("LHP-CFG-008"),
+        "{d}"
+    );
+    assert_eq!(d["range"]["start"]["line"], 2);
+}
+
+#[test]
+fn no_color_set_but_empty_does_not_turn_colour_off() {
+    use std::ffi::OsStr;
+    assert!(!dqlint::output::no_color_requested_by(None));
+    assert!(!dqlint::output::no_color_requested_by(Some(OsStr::new(""))));
+    assert!(dqlint::output::no_color_requested_by(Some(OsStr::new("1"))));
+}
