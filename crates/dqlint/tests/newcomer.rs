@@ -605,3 +605,49 @@ fn no_color_set_but_empty_does_not_turn_colour_off() {
     assert!(!dqlint::output::no_color_requested_by(Some(OsStr::new(""))));
     assert!(dqlint::output::no_color_requested_by(Some(OsStr::new("1"))));
 }
+
+/// A broken flowgroup pauses the unused-suppression check where what a
+/// directive suppresses could come from it, but a directive that is
+/// malformed or names no rule is wrong whatever the other files say: it
+/// is still reported, and the user is told the rest waits.
+#[test]
+fn dq009_keeps_reporting_malformed_directives_while_a_flowgroup_is_broken() {
+    let dir = project();
+    write(
+        dir.path(),
+        "expectations/orders.yaml",
+        "# dqlint: ignore[DQ999]\norder_id IS NOT NULL:\n  action: drop # dqlint: ignore[DQ207\n  name: valid_order_id\namount > 0: # dqlint: ignore[DQ207]\n  action: drop\n  name: positive\n",
+    );
+    write(
+        dir.path(),
+        "pipelines/bronze/broken.yaml",
+        "pipeline: bronze\nflowgroup: \"broken\n",
+    );
+    let o = run_in(dir.path(), &["lint", "--format", "json", "--no-cache"]);
+    let doc: Value = serde_json::from_str(&out(&o)).unwrap();
+    let lines: Vec<u64> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "DQ009")
+        .map(|d| d["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, vec![1, 3], "{doc:#}");
+    assert!(
+        err(&o).contains("unused suppressions (DQ009) are not checked in expectations/orders.yaml"),
+        "{}",
+        err(&o)
+    );
+    // Repaired, the valid directive that hides nothing is reported too.
+    std::fs::remove_file(dir.path().join("pipelines/bronze/broken.yaml")).unwrap();
+    let o = run_in(dir.path(), &["lint", "--format", "json", "--no-cache"]);
+    let doc: Value = serde_json::from_str(&out(&o)).unwrap();
+    let n = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "DQ009")
+        .count();
+    assert_eq!(n, 3, "{doc:#}");
+    assert!(!err(&o).contains("not checked"), "{}", err(&o));
+}
