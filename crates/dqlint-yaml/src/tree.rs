@@ -1175,10 +1175,22 @@ mod tests {
 
     #[test]
     fn oversized_documents_get_one_clear_error() {
+        // Plain block style: the line reader reads any length.
         let text: String = (0..MAX_DOCUMENT_LINES + 1)
             .map(|i| format!("k{i}: {i}\n"))
             .collect();
         let file = parse(&text);
+        assert!(file.errors.is_empty(), "{:?}", file.errors.first());
+        assert_eq!(
+            file.documents[0]
+                .root
+                .as_ref()
+                .and_then(|r| r.as_mapping())
+                .map(|m| m.len()),
+            Some(MAX_DOCUMENT_LINES + 1)
+        );
+        // Syntax only tree-sitter reads (a flow mapping) past its limit.
+        let file = parse(&format!("k: {{a: 1}}\n{text}"));
         assert_eq!(file.errors.len(), 1);
         assert!(file.errors[0].message.contains("32768"));
     }

@@ -37,6 +37,9 @@ pub fn no_color_requested_by(value: Option<&std::ffi::OsStr>) -> bool {
     value.is_some_and(|v| !v.is_empty())
 }
 
+/// A related place as `full` compares them: file, span, message.
+type RelatedKey<'a> = (dqlint_project::FileId, usize, usize, &'a str);
+
 /// "1 file", "2 files".
 pub fn plural(n: usize, word: &str) -> String {
     if n == 1 {
@@ -227,8 +230,7 @@ impl Report<'_> {
         let config = term::Config::default();
         // A block of related places (the actions sharing a DLQ) is shown
         // once, under the first finding that has it; the others refer to it.
-        let mut shown_related: Vec<(Vec<(dqlint_project::FileId, usize, usize, &str)>, &str)> =
-            Vec::new();
+        let mut shown_related: Vec<(Vec<RelatedKey>, &str)> = Vec::new();
         for d in self.diagnostics {
             let mut places: Vec<(&Location, Option<&str>)> = vec![(&d.primary, None)];
             let mut notes = Vec::new();

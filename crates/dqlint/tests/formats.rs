@@ -275,7 +275,17 @@ fn statistics_count_per_rule() {
     let report = json_report();
     let diagnostics = report["diagnostics"].as_array().unwrap();
     let mut total = 0;
-    for line in text.lines().filter(|l| !l.starts_with("Found")) {
+    let (counts, summary): (Vec<&str>, Vec<&str>) = text
+        .lines()
+        .partition(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()));
+    assert_eq!(
+        summary,
+        vec![
+            "lhp.yaml requires LHP `>=0.8.0,<0.9.0`; dqlint checks as LHP 0.9.3.",
+            text.lines().last().unwrap()
+        ]
+    );
+    for line in counts {
         let parts: Vec<&str> = line.split_whitespace().collect();
         let n: usize = parts[0].parse().unwrap();
         let count = diagnostics.iter().filter(|d| d["code"] == parts[1]).count();
@@ -311,8 +321,9 @@ fn quiet_drops_the_summary_line() {
         "--quiet",
     ]));
     assert!(loud.lines().last().unwrap().starts_with("Found "));
-    assert_eq!(quiet.lines().count() + 1, loud.lines().count());
-    assert!(!quiet.contains("Found "));
+    // The summary: the project's required LHP version, then the counts.
+    assert_eq!(quiet.lines().count() + 2, loud.lines().count());
+    assert!(!quiet.contains("Found ") && !quiet.contains("lhp.yaml requires LHP"));
     let full_quiet = stdout(&dqlint(&["lint", "fixtures/showcase", "--quiet"]));
     assert!(!full_quiet.contains("Found ") && full_quiet.contains("DQ207"));
 }
