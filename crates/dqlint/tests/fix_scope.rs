@@ -495,3 +495,34 @@ fn dq101_through_a_template_parameter_fixes_the_parameter() {
         read(dir.path(), "pipelines/orders.yaml")
     );
 }
+
+/// DQ403's outbox DDL, written with the inbox's tokenised name, would
+/// create a second time an outbox that hard-coded DDL creates for dev.
+#[test]
+fn dq403_never_adds_an_outbox_another_statement_creates() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("DQ403", "bad"), dir.path());
+    let dev = read(dir.path(), "substitutions/dev.yaml");
+    std::fs::write(
+        dir.path().join("substitutions/prod.yaml"),
+        dev.replace("dev", "prod"),
+    )
+    .unwrap();
+    let sql = dir.path().join("sql/dev_outbox.sql");
+    std::fs::write(
+        &sql,
+        "CREATE TABLE IF NOT EXISTS acme_dev.ops.dlq_outbox (\n    _dlq_sk STRING NOT NULL\n);\n",
+    )
+    .unwrap();
+    let found = json(dir.path(), "DQ403");
+    assert_eq!(found.len(), 1, "only prod lacks the outbox: {found:#?}");
+    assert!(found[0]["fix"].is_null(), "{:#}", found[0]);
+
+    // Without the dev DDL, the tokenised outbox is the only one: offered.
+    std::fs::remove_file(&sql).unwrap();
+    let found = json(dir.path(), "DQ403");
+    assert!(
+        !found.is_empty() && found.iter().all(|d| !d["fix"].is_null()),
+        "{found:#?}"
+    );
+}

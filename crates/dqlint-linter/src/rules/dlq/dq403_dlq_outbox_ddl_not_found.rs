@@ -92,9 +92,12 @@
 //!
 //! ## Fix
 //! Add the outbox DDL; the quick fix inserts the canonical one after the
-//! inbox's `CREATE TABLE`.
+//! inbox's `CREATE TABLE`. No quick fix when another statement already
+//! creates that outbox in some environment (a hard-coded name for one
+//! environment): it would be created twice there.
 
 use dqlint_sql::ddl::dlq_outbox_ddl;
+use dqlint_sql::ident::normalize_table_name;
 
 use crate::ddl_catalog::{catalog, dlq_groups, trailing_comment_end};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
@@ -124,7 +127,19 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     outbox_name(&inbox.written)
                 ),
             );
-            if let Some(fix) = outbox_fix(text, inbox) {
+            // The DDL is written with the inbox's name as written: where
+            // that name gives a table another statement already creates (a
+            // hard-coded outbox for one environment), it would be created
+            // twice there.
+            let written = outbox_name(&inbox.written);
+            let created_elsewhere = ctx.envs.iter().enumerate().any(|(ej, e)| {
+                let resolved = e.resolve(&written);
+                resolved.unresolved.is_empty()
+                    && !resolved.has_secret
+                    && normalize_table_name(&resolved.text)
+                        .is_some_and(|n| cat.tables[ej].contains_key(&n))
+            });
+            if let Some(fix) = outbox_fix(text, inbox).filter(|_| !created_elsewhere) {
                 d = d.fix(fix);
             }
             out.push(g.annotate(d, env, Some(inbox)));
