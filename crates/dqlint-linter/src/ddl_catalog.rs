@@ -280,7 +280,7 @@ fn build(ctx: &Context) -> DdlCatalog {
         .project
         .files
         .iter()
-        .filter(|f| f.kind == FileKind::Sql)
+        .filter(|f| f.kind == FileKind::Sql && f.read_error.is_none())
         .collect();
     sql.sort_by(|a, b| a.rel.cmp(&b.rel));
     let files: Vec<(FileId, SqlFile)> = sql

@@ -105,22 +105,38 @@ impl Rule {
     }
 }
 
-pub fn interpret(file: FileId, documents: &[Option<&Node>], whole: Range<usize>) -> ExpectationSet {
+/// `documents`: each `---` document's span (from its `---` line, when it
+/// has one) and root.
+pub fn interpret(
+    file: FileId,
+    documents: &[(Range<usize>, Option<&Node>)],
+    whole: Range<usize>,
+) -> ExpectationSet {
     let invalid = |message: &str, span: Range<usize>| ExpectationSet {
         file,
         shape: Shape::Invalid,
         rules: Vec::new(),
         invalid: Some((message.to_string(), span)),
     };
-    let present: Vec<&Node> = documents.iter().flatten().copied().collect();
+    let present: Vec<(&Range<usize>, &Node)> = documents
+        .iter()
+        .filter_map(|(span, root)| root.map(|r| (span, r)))
+        .collect();
     if present.len() > 1 {
-        let second = present[1].span.clone();
+        // At the `---` that starts the second document with rules (LHP
+        // stops there), or its first node when it has no marker.
+        let (doc, root) = present[1];
+        let at = if doc.start < root.span.start {
+            doc.start..doc.start + 3
+        } else {
+            root.span.start..root.span.start
+        };
         return invalid(
             "the expectations file holds several YAML documents; LHP reads exactly one (LHP-IO-003)",
-            second.start..second.start,
+            at,
         );
     }
-    let Some(root) = present.first() else {
+    let Some((_, root)) = present.first() else {
         return invalid(
             "the expectations file is empty: it defines no rule",
             whole.start..whole.start,

@@ -123,6 +123,22 @@ pub(crate) fn decode_text(bytes: Vec<u8>) -> Result<Arc<str>, String> {
     }
 }
 
+/// The valid UTF-8 text before a file's first invalid byte, when the file
+/// is text that is not UTF-8 (not binary, not too large).
+fn utf8_prefix(path: &Path) -> Option<Arc<str>> {
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.len() > MAX_FILE_BYTES {
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return None;
+    }
+    let err = std::str::from_utf8(&bytes).err()?;
+    let prefix = std::str::from_utf8(&bytes[..err.valid_up_to()]).ok()?;
+    Some(Arc::from(prefix.strip_prefix('\u{feff}').unwrap_or(prefix)))
+}
+
 pub(crate) fn load_file(
     id: FileId,
     root: &Path,
@@ -133,7 +149,10 @@ pub(crate) fn load_file(
     let rel = relative_path(root, &path);
     let (text, read_error) = match read_text(&path, overlay) {
         Ok(text) => (text, None),
-        Err(e) => (Arc::from(""), Some(e)),
+        // Not UTF-8: the text before the first bad byte is kept, so that
+        // DQ001 shows where it is (at the end of that text); the file is
+        // still not linted (`read_error` is set).
+        Err(e) => (utf8_prefix(&path).unwrap_or_else(|| Arc::from("")), Some(e)),
     };
     let lines = LineIndex::new(&text);
     let yaml =

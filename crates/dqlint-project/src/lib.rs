@@ -426,8 +426,22 @@ impl Loader<'_> {
                         .path()
                         .map(Path::to_path_buf)
                         .unwrap_or_else(|| dir.to_path_buf());
+                    let is_link =
+                        std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
                     let reason = if e.loop_ancestor().is_some() {
                         "symbolic link loop: this folder links back to one of its parents; it was not walked".to_string()
+                    } else if is_link && std::fs::metadata(&path).is_err() {
+                        match std::fs::read_link(&path) {
+                            Ok(target) if std::fs::symlink_metadata(path.parent().unwrap_or(dir).join(&target)).is_ok() => format!(
+                                "symbolic link loop: it links to `{}`, which leads back to it; it was not read",
+                                target.display()
+                            ),
+                            Ok(target) => format!(
+                                "symbolic link to `{}`, which does not exist; it was not read",
+                                target.display()
+                            ),
+                            Err(_) => "symbolic link that cannot be followed; it was not read".to_string(),
+                        }
                     } else {
                         format!("cannot read: {e}")
                     };
@@ -662,11 +676,11 @@ pub(crate) fn interpret_expectations(file: &SourceFile) -> ExpectationSet {
             invalid: None,
         };
     }
-    let docs: Vec<Option<&dqlint_yaml::Node>> = file
+    let docs: Vec<(std::ops::Range<usize>, Option<&dqlint_yaml::Node>)> = file
         .yaml
         .iter()
         .flat_map(|y| y.documents.iter())
-        .map(|d| d.root.as_ref())
+        .map(|d| (d.span.clone(), d.root.as_ref()))
         .collect();
     expectations::interpret(file.id, &docs, 0..file.text.len())
 }

@@ -122,7 +122,7 @@ fn render_value(value: &mut Value, params: &HashMap<String, Value>) {
     match &mut value.kind {
         ValueKind::Str(s) if s.contains("{{") => {
             let rendered = render(s, params);
-            let origin = value.origin.clone();
+            let origin = token_origin(s, params).unwrap_or_else(|| value.origin.clone());
             *value = retype(rendered, origin);
         }
         ValueKind::Map(entries) => entries
@@ -131,6 +131,36 @@ fn render_value(value: &mut Value, params: &HashMap<String, Value>) {
         ValueKind::Seq(items) => items.iter_mut().for_each(|v| render_value(v, params)),
         _ => {}
     }
+}
+
+/// Where the tokens of a rendered template string were written: when the
+/// template's own text holds no token and exactly one parameter it uses
+/// brings tokens, they are in that parameter's value in the flowgroup's
+/// `template_parameters` (`source_table: "{catalog}.bronze.invoice"`), not
+/// in the template line `table: "{{ source_table }}"`, so findings about
+/// them point there.
+fn token_origin(text: &str, params: &HashMap<String, Value>) -> Option<Origin> {
+    let mut literal = String::new();
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find("{{") {
+        literal.push_str(&rest[..open]);
+        let after = &rest[open + 2..];
+        let close = after.find("}}")?;
+        let name = after[..close].split('|').next().unwrap_or_default().trim();
+        names.push(name);
+        rest = &after[close + 2..];
+    }
+    literal.push_str(rest);
+    if literal.contains('{') {
+        return None;
+    }
+    let mut bringing = names
+        .iter()
+        .filter_map(|n| params.get(*n))
+        .filter(|v| v.as_str().is_some_and(|s| s.contains('{')));
+    let first = bringing.next()?;
+    bringing.next().is_none().then(|| first.origin.clone())
 }
 
 /// A small, non-strict Jinja: `{{ name }}` and `{{ name | filter }}`;

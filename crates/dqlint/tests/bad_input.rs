@@ -154,6 +154,10 @@ fn invalid_utf8_under_pipelines() {
         "names the line of the first bad byte: {}",
         cafes[0].message
     );
+    // And points at it: line 3, at the `é` after `description: "Caf`.
+    let file = project.file(cafes[0].primary.file);
+    let at = file.lines.position(&file.text, cafes[0].primary.span.start);
+    assert_eq!((at.line, at.column), (3, 18));
     assert!(codes(&found).contains(&"DQ105"));
     lint_cli(dir.path());
 }

@@ -651,3 +651,210 @@ fn dq009_keeps_reporting_malformed_directives_while_a_flowgroup_is_broken() {
     assert_eq!(n, 3, "{doc:#}");
     assert!(!err(&o).contains("not checked"), "{}", err(&o));
 }
+
+/// A token passed through `template_parameters` is reported where it is
+/// written, in the flowgroup, not on the template line that uses the
+/// parameter (which holds no token).
+#[test]
+fn tokens_from_template_parameters_are_reported_at_the_flowgroup_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "lhp.yaml", "name: demo\n");
+    write(root, "substitutions/dev.yaml", "dev:\n  catalog: main\n");
+    write(
+        root,
+        "templates/ingest.yaml",
+        "name: ingest\nparameters:\n  - name: source_table\n    required: true\nactions:\n  - name: load_it\n    type: load\n    readMode: stream\n    source:\n      type: delta\n      table: \"{{ source_table }}\"\n    target: v_raw\n  - name: write_it\n    type: write\n    source: v_raw\n    write_target:\n      type: streaming_table\n      catalog: main\n      schema: bronze\n      table: invoice\n",
+    );
+    write(
+        root,
+        "pipelines/b/fg.yaml",
+        "pipeline: b\nflowgroup: fg\nuse_template: ingest\ntemplate_parameters:\n  source_table: \"{catalog}.{bronze_schema_billing}.invoice\"\n",
+    );
+    let doc = lint_json(root, &[]);
+    let found: Vec<(String, String, u64, u64)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["file"].as_str().unwrap().to_string(),
+                d["range"]["start"]["line"].as_u64().unwrap(),
+                d["range"]["start"]["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (
+                "DQ603".to_string(),
+                "pipelines/b/fg.yaml".to_string(),
+                5,
+                18
+            ),
+            (
+                "DQ601".to_string(),
+                "pipelines/b/fg.yaml".to_string(),
+                5,
+                28
+            ),
+        ],
+        "{doc:#}"
+    );
+    let unresolved = &doc["diagnostics"][1];
+    assert!(
+        unresolved["message"]
+            .as_str()
+            .unwrap()
+            .contains("`substitutions/dev.yaml`"),
+        "DQ601 names the substitutions file: {unresolved}"
+    );
+    // A substitutions file that does not parse is one DQ001, not a DQ601
+    // for every token it might have defined.
+    write(root, "substitutions/dev.yaml", "dev:\n  catalog: \"main\n");
+    let doc = lint_json(root, &[]);
+    let codes: Vec<&str> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"DQ001"), "{doc:#}");
+    assert!(!codes.contains(&"DQ601"), "{doc:#}");
+}
+
+#[test]
+fn dq201_points_at_the_second_document_marker_and_dq202_at_the_empty_list() {
+    let dir = project();
+    write(
+        dir.path(),
+        "expectations/orders.yaml",
+        "order_id IS NOT NULL:\n  action: drop\n  name: valid_order_id\n---\n# v2\namount > 0:\n  action: drop\n  name: positive\n",
+    );
+    let doc = lint_json(dir.path(), &[]);
+    let d = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "DQ201")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        d["range"]["start"],
+        serde_json::json!({"line": 4, "column": 1})
+    );
+    assert_eq!(
+        d["range"]["end"],
+        serde_json::json!({"line": 4, "column": 4})
+    );
+
+    write(
+        dir.path(),
+        "expectations/orders.yaml",
+        "# later\nexpectations: []\n",
+    );
+    let doc = lint_json(dir.path(), &[]);
+    let d = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "DQ202")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        d["range"]["start"],
+        serde_json::json!({"line": 2, "column": 15})
+    );
+    assert_eq!(
+        d["range"]["end"],
+        serde_json::json!({"line": 2, "column": 17})
+    );
+}
+
+#[test]
+fn dq402_shows_what_each_environment_resolves_the_dlq_to() {
+    let dir = project();
+    let root = dir.path();
+    write(
+        root,
+        "substitutions/dev.yaml",
+        "dev:\n  catalog: acme_dev\n",
+    );
+    write(
+        root,
+        "substitutions/prod.yaml",
+        "prod:\n  catalog: acme_prod\n",
+    );
+    write(
+        root,
+        "pipelines/bronze/orders.yaml",
+        &FLOWGROUP.replace("EXPECTATIONS", "expectations/orders.yaml").replace(
+            "    transform_type: data_quality\n",
+            "    transform_type: data_quality\n    mode: quarantine\n    quarantine:\n      dlq_table: ${catalog}.ops.dlq\n      source_table: main.bronze.orders\n",
+        ),
+    );
+    let doc = lint_json(root, &[]);
+    let d = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "DQ402")
+        .unwrap_or_else(|| panic!("{doc:#}"))
+        .clone();
+    let related: Vec<&str> = d["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["message"].as_str().unwrap())
+        .collect();
+    assert!(related.contains(&"in dev: `acme_dev.ops.dlq`"), "{d:#}");
+    assert!(related.contains(&"in prod: `acme_prod.ops.dlq`"), "{d:#}");
+}
+
+#[test]
+fn dq602_for_an_environment_of_the_configuration_points_at_its_line() {
+    let dir = project();
+    write(
+        dir.path(),
+        "substitutions/dev.yaml",
+        "dev:\n  catalog: main\n",
+    );
+    write(
+        dir.path(),
+        "dqlint.toml",
+        "# environments\nenvs = [\"dev\", \"staging\"]\n",
+    );
+    let o = run_in(dir.path(), &["lint", "--no-cache"]);
+    assert!(
+        err(&o).contains(
+            "dqlint.toml:2:17: environment `staging` has no substitutions/staging.yaml (DQ602)"
+        ),
+        "{}",
+        err(&o)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_loop_is_named_as_such_relative_to_the_project() {
+    let dir = project();
+    let pipelines = dir.path().join("pipelines/bronze");
+    std::os::unix::fs::symlink("b.yaml", pipelines.join("a.yaml")).unwrap();
+    std::os::unix::fs::symlink("a.yaml", pipelines.join("b.yaml")).unwrap();
+    let doc = lint_json(dir.path(), &[]);
+    let messages: Vec<&str> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "DQ001")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages.len(), 2, "{doc:#}");
+    assert!(
+        messages[0].starts_with("`pipelines/bronze/a.yaml`: symbolic link loop"),
+        "{messages:?}"
+    );
+    assert!(!messages[0].contains("YAML syntax"), "{messages:?}");
+}

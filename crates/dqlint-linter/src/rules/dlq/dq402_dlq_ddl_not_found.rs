@@ -120,7 +120,11 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     ),
                 );
                 if g.tokenized() {
-                    d = d.env(&env.name);
+                    // What the name resolves to, per environment (the
+                    // merged finding lists one per environment).
+                    d = d
+                        .env(&env.name)
+                        .related(&u.dlq_origin, format!("in {}: `{}`", env.name, u.dlq_table));
                 }
                 let written = u
                     .action

@@ -72,11 +72,21 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             continue;
         }
         let file = ctx.project.file(set.file);
+        // At the empty `expectations:` value when there is one, else at the
+        // first line of the rules: the place a rule is missing from.
         let span = file
             .yaml
             .as_ref()
             .and_then(|y| y.documents.iter().find_map(|d| d.root.as_ref()))
-            .map(|n| n.span.start..n.span.start)
+            .map(|n| match n.pair("expectations") {
+                Some(pair) if n.as_mapping().is_some() => pair.value.span.clone(),
+                _ => {
+                    let line_end = file.text[n.span.start..]
+                        .find('\n')
+                        .map_or(file.text.len(), |i| n.span.start + i);
+                    n.span.start..line_end.min(n.span.end).max(n.span.start)
+                }
+            })
             .unwrap_or(0..0);
         let (severity, consequence) = if quarantine {
             (Severity::Error, "quarantine mode rejects it")

@@ -70,10 +70,13 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             } else {
                 "file"
             };
+            // At the end of the text read: the first bad byte of a file
+            // that is not UTF-8, else the start.
+            let at = file.text.len();
             out.push(Diagnostic::at(
                 me,
                 file.id,
-                0..0,
+                at..at,
                 format!("this {what} was not linted: {reason}"),
             ));
             continue;
@@ -93,7 +96,13 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 me,
                 lhp.id,
                 0..0,
-                format!("{}: {reason}", path.display()),
+                format!(
+                    "`{}`: {reason}",
+                    path.strip_prefix(&ctx.project.root)
+                        .unwrap_or(path)
+                        .to_string_lossy()
+                        .replace('\\', "/")
+                ),
             ));
         }
     }

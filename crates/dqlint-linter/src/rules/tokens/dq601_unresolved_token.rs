@@ -67,8 +67,14 @@ use crate::tokens::{flowgroup_strings, located_tokens};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ601");
-    // Without a substitutions file nothing can be decided (DQ602 says why).
-    let envs: Vec<_> = ctx.envs.iter().filter(|e| e.file.is_some()).collect();
+    // Without a substitutions file nothing can be decided (DQ602 says why);
+    // with one that does not parse (DQ001 says where), what it defines is
+    // unknown: no token is reported undefined from it.
+    let envs: Vec<_> = ctx
+        .envs
+        .iter()
+        .filter(|e| e.file.is_some_and(|f| !ctx.project.file(f).is_broken()))
+        .collect();
     if envs.is_empty() {
         return;
     }
@@ -78,27 +84,41 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 if token.syntax == TokenSyntax::Secret {
                     continue;
                 }
-                for env in &envs {
-                    let resolved = env.resolve(&format!("${{{}}}", token.name));
-                    if resolved.unresolved.is_empty() {
-                        continue;
-                    }
-                    let shown = if token.syntax == TokenSyntax::Bare {
-                        format!("{{{}}}", token.name)
-                    } else {
-                        format!("${{{}}}", token.name)
-                    };
-                    out.push(
-                        Diagnostic::new(
-                            me,
-                            &at,
-                            format!(
-                                "token `{shown}` is not defined in substitutions (LHP-CFG-010)"
-                            ),
-                        )
-                        .env(&env.name),
-                    );
+                let missing: Vec<_> = envs
+                    .iter()
+                    .filter(|env| {
+                        !env.resolve(&format!("${{{}}}", token.name))
+                            .unresolved
+                            .is_empty()
+                    })
+                    .collect();
+                if missing.is_empty() {
+                    continue;
                 }
+                let shown = if token.syntax == TokenSyntax::Bare {
+                    format!("{{{}}}", token.name)
+                } else {
+                    format!("${{{}}}", token.name)
+                };
+                let files: Vec<String> = missing
+                    .iter()
+                    .filter_map(|env| env.file)
+                    .map(|f| format!("`{}`", ctx.project.file(f).rel))
+                    .collect();
+                let mut d = Diagnostic::new(
+                    me,
+                    &at,
+                    format!(
+                        "token `{shown}` is not defined in {} (LHP-CFG-010)",
+                        match files.split_last() {
+                            Some((last, [])) => last.clone(),
+                            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                            None => "substitutions".to_string(),
+                        }
+                    ),
+                );
+                d.envs = missing.iter().map(|env| env.name.clone()).collect();
+                out.push(d);
             }
         }
     }
