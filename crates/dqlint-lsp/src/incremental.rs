@@ -119,8 +119,11 @@ pub fn relint(
                     .filter(|f| f.kind == FileKind::Substitutions)
                     .map(|f| f.id),
             );
-            let new_envs = envs_after(base, edited, edits, &text_of(edited));
-            let users = match changed_tokens(&base.envs, &new_envs) {
+            let (new_envs, now_broken) = envs_after(base, edited, edits, &text_of(edited));
+            // A substitutions file that starts or stops parsing changes
+            // more than token values: DQ601 holds back while one is broken.
+            let same_health = now_broken == base.file(edited).is_broken();
+            let users = match changed_tokens(&base.envs, &new_envs).filter(|_| same_health) {
                 Some(tokens) => token_users(base, &tokens, &text_of),
                 None => base.files.iter().map(|f| f.id).collect(),
             };
@@ -394,8 +397,9 @@ fn library_files_of(base: &Project, slice: &Project, fg: &Flowgroup) -> Vec<File
 }
 
 /// The environments after the substitutions file `edited` reads `text`
-/// (parsed already when the edit carries the buffer's parse).
-fn envs_after(base: &Project, edited: FileId, edits: &Edits, text: &str) -> Vec<Env> {
+/// (parsed already when the edit carries the buffer's parse), and whether
+/// that text has syntax errors.
+fn envs_after(base: &Project, edited: FileId, edits: &Edits, text: &str) -> (Vec<Env>, bool) {
     let yaml = edits
         .parses
         .get(&edited)
@@ -406,13 +410,15 @@ fn envs_after(base: &Project, edited: FileId, edits: &Edits, text: &str) -> Vec<
         .iter()
         .find_map(|d| d.root.as_ref())
         .map(|node| Value::from_node(node, edited));
-    base.envs
+    let envs = base
+        .envs
         .iter()
         .map(|env| match env.file {
             Some(id) if id == edited => Env::from_file(&env.name, id, root.as_ref()),
             _ => env.clone(),
         })
-        .collect()
+        .collect();
+    (envs, !yaml.errors.is_empty())
 }
 
 /// The tokens whose value changed between two readings of the
