@@ -297,6 +297,17 @@ registry! {
     "DQ605" "undefined-local-variable" Error Flowgroup tokens/dq605_undefined_local_variable;
     "DQ701" "cdc-without-sequence-by" Warning Flowgroup cdc/dq701_cdc_without_sequence_by;
     "DQ702" "cdc-sequence-by-processing-time" Warning Flowgroup cdc/dq702_cdc_sequence_by_processing_time;
+    "DQ802" "dqx-check-not-mapping" Error File dqx/dq802_dqx_check_not_mapping;
+    "DQ803" "dqx-check-block-missing" Error File dqx/dq803_dqx_check_block_missing;
+    "DQ804" "dqx-invalid-check-block" Error File dqx/dq804_dqx_invalid_check_block;
+    "DQ805" "dqx-invalid-field-type" Error File dqx/dq805_dqx_invalid_field_type;
+    "DQ806" "dqx-invalid-criticality" Error File dqx/dq806_dqx_invalid_criticality;
+    "DQ807" "dqx-unknown-key" Warning File dqx/dq807_dqx_unknown_key;
+    "DQ810" "dqx-unknown-function" Error File dqx/dq810_dqx_unknown_function;
+    "DQ811" "dqx-missing-argument" Error File dqx/dq811_dqx_missing_argument;
+    "DQ812" "dqx-unexpected-argument" Error File dqx/dq812_dqx_unexpected_argument;
+    "DQ813" "dqx-argument-type" Error File dqx/dq813_dqx_argument_type;
+    "DQ814" "dqx-bool-for-int" Error File dqx/dq814_dqx_bool_for_int;
 }
 
 /// A rule by code (`DQ107`) or name (`expectations-file-not-found`).

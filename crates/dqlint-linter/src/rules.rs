@@ -5,6 +5,7 @@ pub mod action;
 pub mod cdc;
 pub mod cross_action;
 pub mod dlq;
+pub mod dqx;
 pub mod expectations;
 pub mod sql;
 pub mod structure;

@@ -595,7 +595,7 @@ fn fed_by_broken(kind: FileKind, broken: &HashSet<FileKind>) -> bool {
         // tokens.
         Flowgroup => broken.iter().any(|k| model(k) && *k != Flowgroup),
         Template | Preset | Blueprint => broken.iter().any(model),
-        ProjectConfig | Substitutions | PipelineConfig => false,
+        ProjectConfig | Substitutions | PipelineConfig | DqxChecks | DqxRunConfig => false,
     }
 }
 

@@ -132,7 +132,12 @@ pub fn relint(
             envs.extend(envs_or_none(&new_envs));
         }
         FileKind::PipelineConfig | FileKind::Sql => plan.quarantine_wide = true,
-        FileKind::Expectations | FileKind::ProjectConfig => {}
+        // DQX files: their findings are their own (the edited file is
+        // in `also`).
+        FileKind::Expectations
+        | FileKind::ProjectConfig
+        | FileKind::DqxChecks
+        | FileKind::DqxRunConfig => {}
     }
     // Files whose findings every flowgroup reading or built from them
     // shares: an expectations file, a template, preset or blueprint. One

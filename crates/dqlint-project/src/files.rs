@@ -21,6 +21,10 @@ pub enum FileKind {
     PipelineConfig,
     Expectations,
     Sql,
+    /// A DQX checks file (`dqlint-dqx`: found by content).
+    DqxChecks,
+    /// A DQX run config (`config.yml` with `run_configs`).
+    DqxRunConfig,
 }
 
 impl FileKind {

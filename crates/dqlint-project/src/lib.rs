@@ -291,6 +291,13 @@ impl Project {
         }
         loader.parse_pending();
 
+        // DQX checks files and run configs anywhere under the root, found
+        // by their content (dqlint-dqx decides).
+        for (path, kind) in loader.walk_dqx(&root) {
+            loader.add(path, kind);
+        }
+        loader.parse_pending();
+
         timings::phase_done("load: expectations + sql");
         problems.extend(preset_file_problems(&loader.files, &preset_ids));
         let walk_errors = std::mem::take(&mut loader.walk_errors);
@@ -448,6 +455,58 @@ impl Loader<'_> {
                     self.walk_errors.push((path, reason));
                 }
             }
+        }
+        out
+    }
+
+    /// YAML/JSON files not read as LHP files whose content makes them DQX
+    /// checks files or run configs.
+    fn walk_dqx(&mut self, root: &Path) -> Vec<(PathBuf, FileKind)> {
+        let skip = [
+            ".git",
+            "generated",
+            ".dqlint_cache",
+            "node_modules",
+            "target",
+            ".lhp",
+        ];
+        let known: std::collections::HashSet<&Path> =
+            self.files.iter().map(|f| f.path.as_path()).collect();
+        let walker = walkdir::WalkDir::new(root)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| {
+                e.depth() == 0 || !skip.contains(&e.file_name().to_string_lossy().as_ref())
+            });
+        let mut out = Vec::new();
+        for entry in walker.flatten() {
+            let path = entry.path();
+            let ext = path
+                .extension()
+                .and_then(|x| x.to_str())
+                .unwrap_or_default();
+            if !entry.file_type().is_file()
+                || !matches!(ext, "yml" | "yaml" | "json")
+                || known.contains(path)
+            {
+                continue;
+            }
+            let Ok(text) = files::read_text(path, self.overlay) else {
+                continue;
+            };
+            // Most files are neither: skip them before parsing.
+            if !text.contains("check")
+                && !text.contains("run_configs")
+                && !text.contains("function")
+            {
+                continue;
+            }
+            let kind = match dqlint_dqx::classify(&dqlint_yaml::parse(&text)) {
+                Some(dqlint_dqx::DqxFileKind::Checks) => FileKind::DqxChecks,
+                Some(dqlint_dqx::DqxFileKind::RunConfig) => FileKind::DqxRunConfig,
+                None => continue,
+            };
+            out.push((path.to_path_buf(), kind));
         }
         out
     }

@@ -1,0 +1,99 @@
+//! ## What it does
+//! Reports keys of a check item other than `check`, `criticality`, `name`,
+//! `filter`, `user_metadata`, `message_expr` (and the storage keys of
+//! DQ808), and keys of a `check:` block other than `function`,
+//! `arguments`, `for_each_column`, with a did-you-mean.
+//!
+//! ## Why is this bad?
+//! DQX ignores unknown keys silently: a misspelt `criticallity: warn`
+//! leaves the check at `error`, a `filtr:` applies the check to every row.
+//!
+//! ## Example (bad)
+//! `quality/orders_checks.yml`:
+//! ```yaml
+//! - criticallity: warn
+//!   check:
+//!     function: is_not_null
+//!     arguments:
+//!       column: order_id
+//! ```
+//!
+//! ## Example (good)
+//! `quality/orders_checks.yml`:
+//! ```yaml
+//! - criticality: warn
+//!   check:
+//!     function: is_not_null
+//!     arguments:
+//!       column: order_id
+//! ```
+//!
+//! ## Fix
+//! Correct the key; a safe fix renames it when the key it means is absent.
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::rules::dqx::{checks_files, closest};
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ807");
+    for file in checks_files(ctx) {
+        for item in file.items() {
+            let Some(entries) = item.as_map() else {
+                continue;
+            };
+            // The flat form is DQ803's.
+            let flat = item.get("check").is_none();
+            let mut blocks = vec![(entries, dqlint_dqx::ITEM_KEYS, "check item")];
+            if let Some(block) = item.get("check").and_then(|c| c.as_map()) {
+                blocks.push((block, dqlint_dqx::CHECK_KEYS, "`check` block"));
+            }
+            for (entries, known, what) in blocks {
+                for entry in entries {
+                    let Some(key) = entry.key.as_str() else {
+                        continue;
+                    };
+                    if known.contains(&key)
+                        || dqlint_dqx::STORAGE_KEYS.contains(&key)
+                        || (flat && dqlint_dqx::CHECK_KEYS.contains(&key))
+                        // A misplaced `filter` in `check:` is DQ809's.
+                        || (key == "filter" && what != "check item")
+                    {
+                        continue;
+                    }
+                    let meant = match key {
+                        "metadata" => Some("user_metadata"),
+                        "argument" | "args" => Some("arguments"),
+                        _ => closest(key, known.iter().copied()),
+                    };
+                    let mut d = Diagnostic::at(
+                        me,
+                        file.id(),
+                        entry.key.span.clone(),
+                        format!(
+                            "DQX ignores the unknown key `{key}` of a {what}{}",
+                            meant
+                                .map(|m| format!(" (did you mean `{m}`?)"))
+                                .unwrap_or_default()
+                        ),
+                    );
+                    if let Some(m) =
+                        meant.filter(|m| !entries.iter().any(|e| e.key.as_str() == Some(m)))
+                    {
+                        d = d.fix(Fix {
+                            applicability: Applicability::Safe,
+                            description: format!("Rename `{key}` to `{m}`"),
+                            edits: vec![Edit {
+                                file: file.id(),
+                                span: entry.key.span.clone(),
+                                new_text: m.to_string(),
+                            }],
+                        });
+                    }
+                    out.push(d);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! ## What it does
+//! Reports a check `function` that DQX 0.17.0 does not register, with a
+//! did-you-mean, and says which other DQX version has it when one does.
+//!
+//! ## Why is this bad?
+//! DQX's `validate_checks` rejects the check ("function ... is not
+//! defined"); without validation the run fails when the rules are built.
+//!
+//! ## Example (bad)
+//! `quality/orders_checks.yml`:
+//! ```yaml
+//! - criticality: error
+//!   check:
+//!     function: is_not_nul
+//!     arguments:
+//!       column: order_id
+//! ```
+//!
+//! ## Example (good)
+//! `quality/orders_checks.yml`:
+//! ```yaml
+//! - criticality: error
+//!   check:
+//!     function: is_not_null
+//!     arguments:
+//!       column: order_id
+//! ```
+//!
+//! ## Fix
+//! Use a function of the catalogue (`dqlint` hovers and completes them).
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::rules::dqx::{catalogue, checks_files, closest};
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ810");
+    let cat = catalogue();
+    for file in checks_files(ctx) {
+        for item in file.items() {
+            let Some(node) = item
+                .get("check")
+                .and_then(|c| c.get("function"))
+                .filter(|_| item.get("check").is_some_and(|c| c.as_map().is_some()))
+            else {
+                continue;
+            };
+            let Some(name) = node.as_str() else {
+                continue;
+            };
+            if cat.function(name, &[]).is_some() {
+                continue;
+            }
+            let mut message = format!(
+                "DQX {} has no check function `{name}`; it rejects the check",
+                cat.version
+            );
+            if let Some(f) = cat.any_function(name).and_then(|f| f.extra) {
+                message.push_str(&format!(
+                    " unless the `{}` extra is installed (databricks-labs-dqx[{}])",
+                    f.name(),
+                    f.name()
+                ));
+            } else if let Some(v) = cat.other_versions_with(name).first() {
+                message.push_str(&format!(" (DQX {v} has it)"));
+            } else if let Some(m) = closest(
+                name,
+                cat.functions()
+                    .filter(|f| f.extra.is_none())
+                    .map(|f| f.name.as_str()),
+            ) {
+                message.push_str(&format!(" (did you mean `{m}`?)"));
+            }
+            out.push(Diagnostic::at(me, file.id(), node.span.clone(), message));
+        }
+    }
+}

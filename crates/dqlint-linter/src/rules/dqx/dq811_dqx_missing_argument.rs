@@ -1,0 +1,93 @@
+//! ## What it does
+//! Reports a check that leaves out a parameter of its function that has no
+//! default (after `for_each_column` supplies `column`/`columns`), and a
+//! check with no `arguments` at all for a function that has parameters:
+//! DQX rejects that even when every parameter is optional.
+//!
+//! ## Why is this bad?
+//! DQX's `validate_checks` rejects the check ("Missing required argument",
+//! "No arguments provided").
+//!
+//! ## Example (bad)
+//! `quality/orders_checks.yml`:
+//! ```yaml
+//! - criticality: error
+//!   check:
+//!     function: regex_match
+//!     arguments:
+//!       column: email
+//! ```
+//!
+//! ## Example (good)
+//! `quality/orders_checks.yml`:
+//! ```yaml
+//! - criticality: error
+//!   check:
+//!     function: regex_match
+//!     arguments:
+//!       column: email
+//!       regex: "^[^@]+@[^@]+$"
+//! ```
+//!
+//! ## Fix
+//! Add the arguments the message names.
+
+use dqlint_dqx::ArgIssue;
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::rules::dqx::{checks_files, resolved};
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ811");
+    for file in checks_files(ctx) {
+        for item in file.items() {
+            let Some(check) = resolved(item) else {
+                continue;
+            };
+            let f = check.function;
+            let at = check
+                .arguments_node
+                .map(|a| a.span.clone())
+                .unwrap_or(check.function_node.span.clone());
+            let issues = f.check_arguments(check.arguments, check.for_each_column);
+            let missing: Vec<&str> = issues
+                .iter()
+                .filter_map(|i| match i {
+                    ArgIssue::Missing { param } => Some(param.name.as_str()),
+                    _ => None,
+                })
+                .collect();
+            if issues.contains(&ArgIssue::NoArguments) {
+                out.push(Diagnostic::at(
+                    me,
+                    file.id(),
+                    at.clone(),
+                    format!(
+                        "`{}` is given no arguments; DQX rejects the check even when every parameter is optional (parameters: {})",
+                        f.name,
+                        f.param_names().join(", ")
+                    ),
+                ));
+            }
+            if !missing.is_empty() {
+                out.push(Diagnostic::at(
+                    me,
+                    file.id(),
+                    at,
+                    format!(
+                        "`{}` needs {} `{}`; DQX rejects the check (Missing required argument)",
+                        f.name,
+                        if missing.len() == 1 {
+                            "the argument"
+                        } else {
+                            "the arguments"
+                        },
+                        missing.join("`, `")
+                    ),
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! ## What it does
+//! Reports an argument that is not a parameter of the check function, with
+//! a hint for the usual slips: `col_name` for `column`, `col_names` for
+//! `columns`, `column` on a `columns` function (`is_unique`) and the
+//! reverse.
+//!
+//! ## Why is this bad?
+//! DQX's `validate_checks` rejects the check ("Unexpected argument").
+//!
+//! ## Example (bad)
+//! `quality/orders_checks.yml`:
+//! ```yaml
+//! - criticality: error
+//!   check:
+//!     function: is_not_null_and_not_empty
+//!     arguments:
+//!       column: customer_name
+//!       trim_string: true
+//! ```
+//!
+//! ## Example (good)
+//! `quality/orders_checks.yml`:
+//! ```yaml
+//! - criticality: error
+//!   check:
+//!     function: is_not_null_and_not_empty
+//!     arguments:
+//!       column: customer_name
+//!       trim_strings: true
+//! ```
+//!
+//! ## Fix
+//! Rename the argument to the parameter it means; a safe fix does it for
+//! the hints above when that parameter is not already given.
+
+use dqlint_dqx::ArgIssue;
+
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::rules::dqx::{checks_files, closest, resolved};
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ812");
+    for file in checks_files(ctx) {
+        for item in file.items() {
+            let Some(check) = resolved(item) else {
+                continue;
+            };
+            let f = check.function;
+            for issue in f.check_arguments(check.arguments, check.for_each_column) {
+                let ArgIssue::Unexpected {
+                    name,
+                    from_for_each,
+                } = issue
+                else {
+                    continue;
+                };
+                if from_for_each {
+                    // for_each_column on a function without column(s): DQ816.
+                    continue;
+                }
+                if name == "filter" {
+                    // DQ809 says where a filter belongs.
+                    continue;
+                }
+                let Some(entry) = check
+                    .arguments
+                    .iter()
+                    .rev()
+                    .find(|e| e.key.as_str() == Some(name))
+                else {
+                    continue;
+                };
+                let meant = match name {
+                    "col_name" | "col" => Some("column"),
+                    "col_names" | "cols" => Some("columns"),
+                    "column" if f.param("columns").is_some() => Some("columns"),
+                    "columns" if f.param("column").is_some() => Some("column"),
+                    _ => closest(name, f.params.iter().map(|p| p.name.as_str())),
+                }
+                .filter(|m| f.param(m).is_some());
+                let mut d =
+                    Diagnostic::at(
+                        me,
+                        file.id(),
+                        entry.key.span.clone(),
+                        format!(
+                        "`{}` has no parameter `{name}`{}; DQX rejects the check (parameters: {})",
+                        f.name,
+                        meant.map(|m| format!(" (did you mean `{m}`?)")).unwrap_or_default(),
+                        f.param_names().join(", ")
+                    ),
+                    );
+                let free =
+                    meant.filter(|m| !check.arguments.iter().any(|e| e.key.as_str() == Some(m)));
+                if let Some(m) = free {
+                    d = d.fix(Fix {
+                        applicability: Applicability::Safe,
+                        description: format!("Rename `{name}` to `{m}`"),
+                        edits: vec![Edit {
+                            file: file.id(),
+                            span: entry.key.span.clone(),
+                            new_text: m.to_string(),
+                        }],
+                    });
+                }
+                out.push(d);
+            }
+        }
+    }
+}
