@@ -15,6 +15,7 @@
 //! | substitutions | every substitutions file, and every file using a token whose value changed (with the flowgroups built from such a template, preset or blueprint) |
 //! | expectations | the file, and every flowgroup file reading it |
 //! | `config/pipeline_config.yaml`, `.sql` | the file, and the DDL group below |
+//! | DQX checks file, run config | the file; when the edit makes it read as another kind of file or none, no slice ([`NoSlice::KindChanged`]: the caller re-loads) |
 //!
 //! and then, for every kind:
 //! - with a quarantine action among those flowgroups before or after the

@@ -6,7 +6,9 @@
 //! - the findings [`relint`] computes for its focus files equal those of a
 //!   fresh `Project::load` + `lint` of the same text, and
 //! - every other file's findings are the same before and after the edit,
-//!   so re-linting only the focus leaves nothing stale.
+//!   so re-linting only the focus leaves nothing stale;
+//! - or, for a DQX file the edit makes read as another kind of file (or
+//!   none), the slice is refused and a fresh load does classify it so.
 //!
 //! The deleted line is deleted as in an editor buffer: the slice gets the
 //! buffer's parse kept up to date by `LiveYaml`, as the server gives it.
@@ -145,6 +147,29 @@ fn check_edit(
         &BTreeSet::new(),
     ) {
         Ok(quick) => quick,
+        // A file found by its content that reads as another kind after the
+        // edit: the server loads the project again, which is the fresh
+        // lint. Right only when the fresh load does classify it otherwise.
+        Err(dqlint_project::NoSlice::KindChanged(_)) => {
+            let overlay: Overlay = HashMap::from([(file.path.clone(), new_text)]);
+            let fresh = Project::load(
+                root,
+                &LoadOptions {
+                    overlay,
+                    ..config.load_options(&[])
+                },
+            )
+            .unwrap();
+            let now = fresh.files.iter().find(|f| f.rel == rel).map(|f| f.kind);
+            if now == Some(file.kind) {
+                failures.push(format!(
+                    "{}: {rel}: no slice (kind changed) but a fresh load keeps it {:?}",
+                    root.display(),
+                    file.kind
+                ));
+            }
+            return;
+        }
         Err(e) => {
             failures.push(format!("{}: {rel}: no slice: {e:?}", root.display()));
             return;

@@ -159,8 +159,61 @@ fn is_checks_list(text: &str) -> bool {
     if !(first.starts_with('-') || first.starts_with('[')) {
         return false;
     }
-    let has = |key: &str| text.contains(&format!("{key}:")) || text.contains(&format!("\"{key}\""));
-    has("check") || (has("criticality") && has("function"))
+    has_key("check", text) || (has_key("criticality", text) && has_key("function", text))
+}
+
+/// Whether `key` appears as a mapping key: at the start of a line (after
+/// indentation and a list dash) in block YAML, or quoted in JSON and flow
+/// YAML. `health_check:` or `check_mode:` do not count.
+fn has_key(key: &str, text: &str) -> bool {
+    let quoted = format!("\"{key}\"");
+    let plain = format!("{key}:");
+    text.lines().any(|line| {
+        let mut rest = line.trim_start();
+        while let Some(after) = rest.strip_prefix('-') {
+            rest = after.trim_start();
+        }
+        rest.starts_with(&plain)
+            || rest.starts_with(&quoted)
+            || line.contains(&format!("{quoted}:"))
+            || line.contains(&format!("{quoted} :"))
+            || line.contains(&format!("{{{plain}"))
+            || line.contains(&format!(", {plain}"))
+            || line.contains(&format!("{{ {plain}"))
+    })
+}
+
+/// The DQX kind of a YAML/JSON file outside LHP's layout, as the lint and
+/// every re-lint after an edit decide it: the text must carry the markers
+/// of [`classify`]; a file that parses must also have the structure DQX
+/// reads (`dqlint_dqx::classify`), so a list that merely mentions `check:`
+/// in a string is no checks file. A file that does not parse keeps the
+/// text's verdict, so its syntax error is reported where DQX would fail.
+pub fn dqx_kind(
+    rel: &str,
+    text: &str,
+    yaml: Option<&dqlint_yaml::YamlFile>,
+) -> Option<crate::FileKind> {
+    let by_text = match classify(rel, text)? {
+        Dialect::DqxChecks => crate::FileKind::DqxChecks,
+        Dialect::DqxRunConfig => crate::FileKind::DqxRunConfig,
+        _ => return None,
+    };
+    let parsed;
+    let yaml = match yaml {
+        Some(yaml) => yaml,
+        None => {
+            parsed = dqlint_yaml::parse(text);
+            &parsed
+        }
+    };
+    if !yaml.errors.is_empty() {
+        return Some(by_text);
+    }
+    match dqlint_dqx::classify(yaml)? {
+        dqlint_dqx::DqxFileKind::Checks => Some(crate::FileKind::DqxChecks),
+        dqlint_dqx::DqxFileKind::RunConfig => Some(crate::FileKind::DqxRunConfig),
+    }
 }
 
 /// The files under a root, each with its dialect.
@@ -190,7 +243,7 @@ impl Workspace {
 }
 
 /// Folders no dialect's sources live in.
-const SKIPPED: &[&str] = &[
+pub(crate) const SKIPPED: &[&str] = &[
     ".git",
     ".dqlint_cache",
     "node_modules",
@@ -313,6 +366,37 @@ mod tests {
         assert_eq!(classify("x.yaml", "- name: a\n  value: b\n"), None);
         assert_eq!(classify("x.yaml", "check: 1\n"), None);
         assert_eq!(classify("README.md", "import dlt"), None);
+        // Keys that merely end in `check` are no DQX marker (an Ansible
+        // play's `health_check:`, `check_mode:`).
+        assert_eq!(
+            classify(
+                "play.yml",
+                "- hosts: all\n  tasks:\n    - health_check: {url: x}\n      check_mode: true\n"
+            ),
+            None
+        );
+        assert_eq!(
+            classify("flow.yml", "- {name: a, check: {function: is_not_null}}\n"),
+            Some(Dialect::DqxChecks)
+        );
+    }
+
+    #[test]
+    fn a_parsed_file_must_have_dqx_structure_a_broken_one_keeps_the_text_verdict() {
+        use crate::FileKind;
+        // `check:` as text inside a list item's string: not a checks file.
+        let text = "- name: a\n  note: |\n    check: later\n";
+        assert_eq!(dqx_kind("notes.yml", text, None), None);
+        // A checks file with a syntax error stays one, so DQ001 is reported.
+        let broken = "- criticality: error\n  check:\n    function: [is_not_null\n";
+        assert_eq!(
+            dqx_kind("checks.yml", broken, None),
+            Some(FileKind::DqxChecks)
+        );
+        assert_eq!(
+            dqx_kind("checks.yml", "broken: [\n- check: {}\n", None),
+            None
+        );
     }
 
     #[test]

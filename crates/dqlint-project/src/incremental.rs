@@ -76,6 +76,10 @@ pub enum NoSlice {
     LibraryChanged(String),
     /// An edited file is not part of the loaded project (new file).
     UnknownFile(String),
+    /// An edited file found by its content (a DQX checks file or run
+    /// config) now reads as another kind of file, or as none: which files
+    /// the project has changed.
+    KindChanged(String),
 }
 
 impl Project {
@@ -107,6 +111,13 @@ impl Project {
                 .ok_or_else(|| NoSlice::UnknownFile(format!("file #{}", id.0)))?;
             if file.kind == FileKind::ProjectConfig {
                 return Err(NoSlice::LibraryChanged(file.rel.clone()));
+            }
+            if matches!(file.kind, FileKind::DqxChecks | FileKind::DqxRunConfig) {
+                let text = &edits[id];
+                let yaml = all_edits.parses.get(id).map(|y| y.as_ref());
+                if crate::dialect::dqx_kind(&file.rel, text, yaml) != Some(file.kind) {
+                    return Err(NoSlice::KindChanged(file.rel.clone()));
+                }
             }
         }
         let edited_kind = |kind: FileKind| {

@@ -462,14 +462,7 @@ impl Loader<'_> {
     /// YAML/JSON files not read as LHP files whose content makes them DQX
     /// checks files or run configs.
     fn walk_dqx(&mut self, root: &Path) -> Vec<(PathBuf, FileKind)> {
-        let skip = [
-            ".git",
-            "generated",
-            ".dqlint_cache",
-            "node_modules",
-            "target",
-            ".lhp",
-        ];
+        let skip = dialect::SKIPPED;
         let known: std::collections::HashSet<&Path> =
             self.files.iter().map(|f| f.path.as_path()).collect();
         let walker = walkdir::WalkDir::new(root)
@@ -494,17 +487,9 @@ impl Loader<'_> {
             let Ok(text) = files::read_text(path, self.overlay) else {
                 continue;
             };
-            // Most files are neither: skip them before parsing.
-            if !text.contains("check")
-                && !text.contains("run_configs")
-                && !text.contains("function")
-            {
+            let rel = files::relative_path(root, path);
+            let Some(kind) = dialect::dqx_kind(&rel, &text, None) else {
                 continue;
-            }
-            let kind = match dqlint_dqx::classify(&dqlint_yaml::parse(&text)) {
-                Some(dqlint_dqx::DqxFileKind::Checks) => FileKind::DqxChecks,
-                Some(dqlint_dqx::DqxFileKind::RunConfig) => FileKind::DqxRunConfig,
-                None => continue,
             };
             out.push((path.to_path_buf(), kind));
         }
