@@ -76,7 +76,7 @@ impl ParamType {
         }
     }
 
-    fn members(&self) -> &[ParamType] {
+    pub fn members(&self) -> &[ParamType] {
         match self {
             ParamType::Union(m) => m,
             other => std::slice::from_ref(other),

@@ -303,11 +303,19 @@ registry! {
     "DQ805" "dqx-invalid-field-type" Error File dqx/dq805_dqx_invalid_field_type;
     "DQ806" "dqx-invalid-criticality" Error File dqx/dq806_dqx_invalid_criticality;
     "DQ807" "dqx-unknown-key" Warning File dqx/dq807_dqx_unknown_key;
+    "DQ808" "dqx-storage-only-key" Info File dqx/dq808_dqx_storage_only_key;
+    "DQ809" "dqx-filter-misplaced" Warning File dqx/dq809_dqx_filter_misplaced;
     "DQ810" "dqx-unknown-function" Error File dqx/dq810_dqx_unknown_function;
     "DQ811" "dqx-missing-argument" Error File dqx/dq811_dqx_missing_argument;
     "DQ812" "dqx-unexpected-argument" Error File dqx/dq812_dqx_unexpected_argument;
     "DQ813" "dqx-argument-type" Error File dqx/dq813_dqx_argument_type;
     "DQ814" "dqx-bool-for-int" Error File dqx/dq814_dqx_bool_for_int;
+    "DQ815" "dqx-yaml11-scalar" Warning File dqx/dq815_dqx_yaml11_scalar;
+    "DQ816" "dqx-for-each-column-shape" Error File dqx/dq816_dqx_for_each_column_shape;
+    "DQ817" "dqx-for-each-column-overrides" Warning File dqx/dq817_dqx_for_each_column_overrides;
+    "DQ830" "dqx-duplicate-rule" Warning File dqx/dq830_dqx_duplicate_rule;
+    "DQ831" "dqx-conflicting-rule" Info File dqx/dq831_dqx_conflicting_rule;
+    "DQ832" "dqx-duplicate-name" Warning File dqx/dq832_dqx_duplicate_name;
 }
 
 /// A rule by code (`DQ107`) or name (`expectations-file-not-found`).

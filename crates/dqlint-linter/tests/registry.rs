@@ -32,7 +32,10 @@ fn codes_and_names_are_unique_and_well_formed() {
     for (i, a) in RULES.iter().enumerate() {
         assert!(a.code.len() == 5 && a.code.starts_with("DQ"), "{}", a.code);
         assert!(
-            a.name.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+            a.name.starts_with(|c: char| c.is_ascii_lowercase())
+                && a.name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
             "{}",
             a.name
         );

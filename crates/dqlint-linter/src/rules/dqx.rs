@@ -6,11 +6,19 @@ pub mod dq804_dqx_invalid_check_block;
 pub mod dq805_dqx_invalid_field_type;
 pub mod dq806_dqx_invalid_criticality;
 pub mod dq807_dqx_unknown_key;
+pub mod dq808_dqx_storage_only_key;
+pub mod dq809_dqx_filter_misplaced;
 pub mod dq810_dqx_unknown_function;
 pub mod dq811_dqx_missing_argument;
 pub mod dq812_dqx_unexpected_argument;
 pub mod dq813_dqx_argument_type;
 pub mod dq814_dqx_bool_for_int;
+pub mod dq815_dqx_yaml11_scalar;
+pub mod dq816_dqx_for_each_column_shape;
+pub mod dq817_dqx_for_each_column_overrides;
+pub mod dq830_dqx_duplicate_rule;
+pub mod dq831_dqx_conflicting_rule;
+pub mod dq832_dqx_duplicate_name;
 
 use dqlint_dqx::{Catalogue, Format, Function, Loaded, Typed};
 use dqlint_project::{FileId, FileKind, SourceFile};
@@ -106,4 +114,65 @@ pub fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) ->
         .filter(|(_, score)| *score > 0.85)
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(c, _)| c)
+}
+
+/// The whole lines from `span`'s first to its last byte, newline included,
+/// when nothing else shares them but indentation and a trailing comment:
+/// what a fix removes to take one block-style entry out of its mapping.
+pub fn own_lines(text: &str, span: std::ops::Range<usize>) -> Option<std::ops::Range<usize>> {
+    let start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+    if !text[start..span.start].trim().is_empty() {
+        return None;
+    }
+    let line_end = text[span.end..]
+        .find('\n')
+        .map_or(text.len(), |i| span.end + i);
+    let rest = text[span.end..line_end].trim();
+    if !(rest.is_empty() || rest.starts_with('#')) {
+        return None;
+    }
+    Some(start..(line_end + 1).min(text.len()))
+}
+
+/// Where a new block-style key can go in front of the entry whose key
+/// starts at `key_start`, and the text that puts `entry` (one line, no
+/// newline) there: the entry takes the key's place, the key moves to the
+/// next line at the same column. `None` for a key not at the start of its
+/// line (after indentation and a list dash), as in a flow mapping.
+pub fn insert_before_key(text: &str, key_start: usize, entry: &str) -> Option<(usize, String)> {
+    let line_start = text[..key_start].rfind('\n').map_or(0, |i| i + 1);
+    let before = &text[line_start..key_start];
+    let indent = before.trim_start();
+    if !(indent.is_empty() || indent.trim_end() == "-") {
+        return None;
+    }
+    let column = key_start - line_start;
+    Some((key_start, format!("{entry}\n{}", " ".repeat(column))))
+}
+
+/// A value as DQX compares it: spans and quoting left out, mapping keys in
+/// order (DQX compares argument dictionaries).
+pub fn canonical(value: &Typed) -> String {
+    use dqlint_dqx::Kind;
+    match &value.kind {
+        Kind::None => "None".into(),
+        Kind::Bool(b) => format!("{b}"),
+        Kind::Int(i) => format!("{i}"),
+        Kind::Float(f) => format!("{f:?}"),
+        Kind::Str(s) => format!("{s:?}"),
+        Kind::Date(_) | Kind::DateTime(..) => value.shown(),
+        Kind::Decimal(d) => format!("Decimal({d:?})"),
+        Kind::List(items) => format!(
+            "[{}]",
+            items.iter().map(canonical).collect::<Vec<_>>().join(", ")
+        ),
+        Kind::Map(entries) => {
+            let mut pairs: Vec<String> = entries
+                .iter()
+                .map(|e| format!("{}: {}", canonical(&e.key), canonical(&e.value)))
+                .collect();
+            pairs.sort();
+            format!("{{{}}}", pairs.join(", "))
+        }
+    }
 }

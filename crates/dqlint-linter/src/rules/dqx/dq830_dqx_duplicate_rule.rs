@@ -1,0 +1,104 @@
+//! ## What it does
+//! Reports a check identical to an earlier one of the same file: the same
+//! function, arguments (in any order), `for_each_column`, criticality and
+//! filter. The earlier check is the related location.
+//!
+//! ## Why is this bad?
+//! DQX runs both and reports every failing row twice in `_errors` or
+//! `_warnings`; its semantic validation only logs it. Usually one copy was
+//! meant to differ (another column, another limit).
+//!
+//! ## Example (bad)
+//! `quality/orders_checks.yml`:
+//! ```yaml
+//! - criticality: error
+//!   check:
+//!     function: is_not_null
+//!     arguments:
+//!       column: order_id
+//! - criticality: error
+//!   check:
+//!     function: is_not_null
+//!     arguments:
+//!       column: order_id
+//! ```
+//!
+//! ## Example (good)
+//! `quality/orders_checks.yml`:
+//! ```yaml
+//! - criticality: error
+//!   check:
+//!     function: is_not_null
+//!     arguments:
+//!       column: order_id
+//! - criticality: error
+//!   check:
+//!     function: is_not_null
+//!     arguments:
+//!       column: customer_id
+//! ```
+//!
+//! ## Fix
+//! Remove the copy, or change what it was meant to check.
+
+use std::collections::HashMap;
+
+use dqlint_dqx::Typed;
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::rules::dqx::{canonical, checks_files};
+
+/// What DQX compares two checks by, and where the function is named.
+pub fn identity(item: &Typed) -> Option<(String, &Typed)> {
+    let check = item.get("check")?;
+    let function = check.get("function")?;
+    let name = function.as_str()?;
+    let part = |v: Option<&Typed>| v.map(canonical).unwrap_or_default();
+    let criticality = item
+        .get("criticality")
+        .and_then(|c| c.as_str())
+        .unwrap_or("error");
+    Some((
+        format!(
+            "{name}|{}|{}|{criticality}|{}",
+            part(check.get("arguments")),
+            part(check.get("for_each_column")),
+            part(item.get("filter"))
+        ),
+        function,
+    ))
+}
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ830");
+    for file in checks_files(ctx) {
+        let mut first: HashMap<String, (usize, std::ops::Range<usize>)> = HashMap::new();
+        for (index, item) in file.items().iter().enumerate() {
+            let Some((key, function)) = identity(item) else {
+                continue;
+            };
+            match first.get(&key) {
+                Some((earlier, at)) => out.push(
+                    Diagnostic::at(
+                        me,
+                        file.id(),
+                        function.span.clone(),
+                        format!(
+                            "this check repeats check {} of this file (same function, arguments, criticality and filter): DQX reports each failing row twice",
+                            earlier + 1
+                        ),
+                    )
+                    .related(
+                        &dqlint_project::Origin::new(file.id(), at.clone()),
+                        "the same check, first written here",
+                    ),
+                ),
+                None => {
+                    first.insert(key, (index, function.span.clone()));
+                }
+            }
+        }
+    }
+}
