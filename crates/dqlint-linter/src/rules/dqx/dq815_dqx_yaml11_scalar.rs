@@ -6,8 +6,9 @@
 //! place where DQX accepts the 1.1 value, so nothing fails: an argument
 //! whose type takes it, or a `user_metadata` value.
 //!
-//! Underscored numbers (`1_000`) for a numeric parameter are left alone:
-//! DQX reads the number that was meant.
+//! Underscored numbers (`1_000`) for a numeric parameter and bare dates
+//! for a parameter that takes a date (`min_limit: 2025-01-01`) are left
+//! alone: DQX reads the value that was meant.
 //!
 //! ## Why is this bad?
 //! The check silently does something else than it reads: `owner: no` in
@@ -54,11 +55,15 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ815");
     for file in checks_files(ctx) {
         let text = &file.file.text;
-        let mut report = |value: &Typed, quotable: bool, numeric: bool| {
+        let mut report = |value: &Typed, quotable: bool, numeric: bool, dated: bool| {
             let Some(src) = text.get(value.span.clone()) else {
                 return;
             };
             if !value.plain || !dqlint_dqx::yaml11::differs_from_yaml12(src) {
+                return;
+            }
+            // A bare date where a date is taken is what was meant.
+            if dated && matches!(value.kind, Kind::Date(_) | Kind::DateTime(..)) {
                 return;
             }
             if numeric
@@ -94,7 +99,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
         for item in file.items() {
             if let Some(metadata) = item.get("user_metadata").and_then(|m| m.as_map()) {
                 for entry in metadata {
-                    scalars(&entry.value, &mut |v, top| report(v, top, false));
+                    scalars(&entry.value, &mut |v, top| report(v, top, false, false));
                 }
             }
             let Some(check) = resolved(item) else {
@@ -114,9 +119,15 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                         .members()
                         .iter()
                         .any(|m| matches!(m, dqlint_dqx::ParamType::Float));
+                let dated = param.ty.members().iter().any(|m| {
+                    matches!(
+                        m,
+                        dqlint_dqx::ParamType::Date | dqlint_dqx::ParamType::DateTime
+                    )
+                });
                 let takes_str = param.ty.accepts_str();
                 scalars(&entry.value, &mut |v, top| {
-                    report(v, top && takes_str, numeric)
+                    report(v, top && takes_str, numeric, dated)
                 });
             }
         }

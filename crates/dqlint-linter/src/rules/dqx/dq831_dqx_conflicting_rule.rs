@@ -76,10 +76,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                         format!(
                             "check {} of this file also applies `{name}` to {} with other arguments: rows are judged by both",
                             earlier + 1,
-                            column
-                                .as_str()
-                                .map(|c| format!("`{c}`"))
-                                .unwrap_or_else(|| column.shown())
+                            shown_columns(column)
                         ),
                     )
                     .related(
@@ -93,5 +90,21 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 }
             }
         }
+    }
+}
+
+/// `col2`, or `col1, col2` for a list of columns, as DQX names them.
+fn shown_columns(column: &dqlint_dqx::Typed) -> String {
+    match (column.as_str(), column.as_list()) {
+        (Some(c), _) => format!("`{c}`"),
+        (None, Some(items)) => format!(
+            "`{}`",
+            items
+                .iter()
+                .map(|i| i.as_str().map(str::to_string).unwrap_or_else(|| i.shown()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => column.shown(),
     }
 }
