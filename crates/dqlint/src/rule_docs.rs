@@ -51,6 +51,12 @@ pub const FIXES: &[(&str, &[&str])] = &[
     ("DQ407", &["safe", "unsafe"]),
     ("DQ408", &["safe", "unsafe"]),
     ("DQ603", &["safe"]),
+    ("DQ806", &["safe"]),
+    ("DQ807", &["safe"]),
+    ("DQ809", &["safe", "unsafe"]),
+    ("DQ815", &["safe"]),
+    ("DQ816", &["safe"]),
+    ("DQ817", &["safe"]),
 ];
 
 /// The kinds of fix a rule offers (empty: none).
