@@ -54,6 +54,7 @@ pub const FIXES: &[(&str, &[&str])] = &[
     ("DQ806", &["safe"]),
     ("DQ807", &["safe"]),
     ("DQ809", &["safe", "unsafe"]),
+    ("DQ812", &["safe"]),
     ("DQ815", &["safe"]),
     ("DQ816", &["safe"]),
     ("DQ817", &["safe"]),
