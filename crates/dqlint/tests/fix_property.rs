@@ -2,8 +2,9 @@
 //! fixture (bad and good) where that rule offers one, applying the one fix
 //! with the engine `--fix` and the editor use gives a project whose
 //! findings are the old ones minus the fixed one: no new finding
-//! anywhere, and the fixed files still parse (our YAML reader, and no tag
-//! PyYAML's safe loader would refuse).
+//! anywhere, and the fixed files still parse: with our YAML reader, with
+//! no tag PyYAML's safe loader would refuse, and with PyYAML itself
+//! (`yaml.safe_load_all`, as LHP and DQX read them; `.ci/pyyaml`).
 //!
 //! Unsafe fixes are included: `--unsafe-fixes` must not break a project
 //! either. Findings are compared by rule, file, message (digits masked:
@@ -108,6 +109,7 @@ fn every_fix_removes_its_finding_and_adds_none() {
     let fixtures = repo().join("fixtures/rules");
     let mut exercised: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut failures = Vec::new();
+    let mut pyyaml_pairs: Vec<(String, String, String)> = Vec::new();
     for rule in RULES {
         for kind in ["bad", "good"] {
             let dir = fixtures.join(rule.code).join(kind);
@@ -146,6 +148,11 @@ fn every_fix_removes_its_finding_and_adds_none() {
                         if refused(after) > refused(&change.before) {
                             failures.push(format!("{name}: PyYAML would refuse {}", change.rel));
                         }
+                        pyyaml_pairs.push((
+                            format!("{name}: {}", change.rel),
+                            change.before.clone(),
+                            after.clone(),
+                        ));
                     }
                     overlay.insert(change.path.clone(), Arc::from(after.as_str()));
                 }
@@ -165,6 +172,7 @@ fn every_fix_removes_its_finding_and_adds_none() {
             }
         }
     }
+    failures.extend(pyyaml_breaks(&pyyaml_pairs));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     let missing: Vec<_> = fixable_codes()
         .into_iter()
@@ -174,4 +182,52 @@ fn every_fix_removes_its_finding_and_adds_none() {
         missing.is_empty(),
         "rules with a fix that no fixture exercises: {missing:?} (exercised: {exercised:?})"
     );
+}
+
+/// The fixed YAML files that PyYAML itself (`yaml.safe_load_all`, what LHP
+/// and DQX read them with) no longer loads although it loaded them before
+/// the fix. PyYAML comes from `.ci/pyyaml` (target/pyyaml); without it the
+/// test fails, unless DQLINT_PYYAML_SKIP=1 skips this part knowingly.
+fn pyyaml_breaks(pairs: &[(String, String, String)]) -> Vec<String> {
+    use std::io::Write;
+    let target = repo().join("target/pyyaml");
+    if !target.join("yaml").is_dir() {
+        if std::env::var_os("DQLINT_PYYAML_SKIP").is_some() {
+            eprintln!("fix property: PyYAML check skipped (DQLINT_PYYAML_SKIP)");
+            return Vec::new();
+        }
+        panic!(
+            "PyYAML is missing in target/pyyaml: run .ci/pyyaml once (or set DQLINT_PYYAML_SKIP=1)"
+        );
+    }
+    let script = "import json, sys, yaml\n\
+        def loads(t):\n    try:\n        list(yaml.safe_load_all(t)); return True\n    except yaml.YAMLError:\n        return False\n\
+        pairs = json.load(sys.stdin)\n\
+        print(json.dumps([i for i, (b, a) in enumerate(pairs) if loads(b) and not loads(a)]))\n";
+    let mut child = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .env("PYTHONPATH", &target)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let input: Vec<[&str; 2]> = pairs
+        .iter()
+        .map(|(_, b, a)| [b.as_str(), a.as_str()])
+        .collect();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(serde_json::to_string(&input).unwrap().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "the PyYAML check did not run");
+    let broken: Vec<usize> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!pairs.is_empty(), "no fixed YAML file to hold to PyYAML");
+    broken
+        .into_iter()
+        .map(|i| format!("{}: PyYAML no longer loads the fixed file", pairs[i].0))
+        .collect()
 }
