@@ -31,19 +31,41 @@ fn looks_like_check(item: &Node) -> bool {
         || (item.get("criticality").is_some() && item.get("function").is_some())
 }
 
-/// The `checks_location` values of a run config (each with the run config
-/// that names it), for discovery of the checks files it points to.
-pub fn checks_locations(yaml: &YamlFile) -> Vec<(String, std::ops::Range<usize>)> {
-    let Some(root) = yaml.documents.iter().find_map(|d| d.root.as_ref()) else {
+/// The checks files the run configs of a run config file read, as DQX
+/// resolves them: each run config's `checks_location` (`checks.yml` when
+/// absent or unreadable), with the span of the value (the run config's
+/// start for the default). Only locations that can be local files are
+/// kept: relative paths, which DQX reads relative to the folder holding
+/// `config.yml` (its installation folder), with a `.yml`, `.yaml` or
+/// `.json` extension; tables and absolute workspace or volume paths
+/// cannot be resolved here.
+pub fn checks_locations(text: &str, yaml: &YamlFile) -> Vec<(String, std::ops::Range<usize>)> {
+    if !yaml.errors.is_empty() {
+        return Vec::new();
+    }
+    let loaded = crate::load(text, yaml, crate::Format::Yaml);
+    let Some(root) = loaded.root.as_ref() else {
         return Vec::new();
     };
-    let Some(runs) = root.get("run_configs").and_then(|r| r.as_sequence()) else {
+    if root.get("run_configs").is_none() {
         return Vec::new();
-    };
-    runs.iter()
+    }
+    crate::run_config::read(root)
+        .runs
+        .iter()
         .filter_map(|run| {
-            let node = run.get("checks_location")?;
-            Some((node.as_str()?.to_string(), node.span.clone()))
+            let location = run.effective_checks_location();
+            let span = run
+                .checks_location
+                .as_ref()
+                .map_or(run.span.start..run.span.start, |(_, s)| s.clone());
+            let local = !location.starts_with('/')
+                && !location.contains("://")
+                && !crate::run_config::is_table_location(location)
+                && [".yml", ".yaml", ".json"]
+                    .iter()
+                    .any(|x| location.to_ascii_lowercase().ends_with(x));
+            local.then(|| (location.to_string(), span))
         })
         .collect()
 }
@@ -67,5 +89,15 @@ mod tests {
         assert_eq!(c("- name: a\n"), None);
         assert_eq!(c("a: 1\n"), None);
         assert_eq!(c("[{\"check\": {}}]"), Some(DqxFileKind::Checks));
+    }
+
+    #[test]
+    fn checks_locations_are_the_local_files_dqx_reads() {
+        let text = "run_configs:\n- name: a\n  checks_location: quality/a.yml\n- name: b\n- name: c\n  checks_location: main.dq.checks\n- name: d\n  checks_location: /Workspace/x/checks.yml\n";
+        let got: Vec<String> = checks_locations(text, &dqlint_yaml::parse(text))
+            .into_iter()
+            .map(|(l, _)| l)
+            .collect();
+        assert_eq!(got, ["quality/a.yml", "checks.yml"]);
     }
 }

@@ -8,12 +8,14 @@
 //! - [`catalogue`]: the check functions of each embedded DQX version.
 //! - [`types`]: DQX's strict argument type check.
 //! - [`discovery`]: which files are checks files or run configs.
+//! - [`run_config`]: `config.yml` as DQX's loader (blueprint) reads it.
 //!
 //! Like the other dialect models it knows no rule code: the `dqx` rules of
 //! `dqlint-linter` turn what it reports into findings.
 
 pub mod catalogue;
 pub mod discovery;
+pub mod run_config;
 pub mod types;
 pub mod value;
 pub mod yaml11;
