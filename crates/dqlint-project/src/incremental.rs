@@ -104,6 +104,7 @@ impl Project {
         keep: &dyn Fn(&Flowgroup, &[Flowgroup]) -> bool,
     ) -> Result<Project, NoSlice> {
         let edits = &all_edits.texts;
+        let mut named: Option<Vec<std::path::PathBuf>> = None;
         for id in edits.keys() {
             let file = self
                 .files
@@ -115,8 +116,42 @@ impl Project {
             if matches!(file.kind, FileKind::DqxChecks | FileKind::DqxRunConfig) {
                 let text = &edits[id];
                 let yaml = all_edits.parses.get(id).map(|y| y.as_ref());
-                if crate::dialect::dqx_kind(&file.rel, text, yaml) != Some(file.kind) {
+                let now = crate::dialect::dqx_kind(&file.rel, text, yaml);
+                // A file a run config names is a checks file whatever its
+                // content, unless it now reads as a run config itself.
+                let still_named = file.kind == FileKind::DqxChecks
+                    && now != Some(FileKind::DqxRunConfig)
+                    && named
+                        .get_or_insert_with(|| {
+                            crate::named_checks_files(&self.root, &self.files, &all_edits.outside)
+                        })
+                        .contains(&file.path);
+                if now != Some(file.kind) && !still_named {
                     return Err(NoSlice::KindChanged(file.rel.clone()));
+                }
+                // A run config whose `checks_location`s change changes
+                // which files are checks files.
+                if file.kind == FileKind::DqxRunConfig {
+                    let parsed;
+                    let new_yaml = match yaml {
+                        Some(y) => y,
+                        None => {
+                            parsed = dqlint_yaml::parse(text);
+                            &parsed
+                        }
+                    };
+                    let locations = |text: &str, yaml: Option<&YamlFile>| -> Vec<String> {
+                        yaml.map(|y| dqlint_dqx::discovery::checks_locations(text, y))
+                            .unwrap_or_default()
+                            .into_iter()
+                            .map(|(l, _)| l)
+                            .collect()
+                    };
+                    if locations(&file.text, file.yaml.as_deref())
+                        != locations(text, Some(new_yaml))
+                    {
+                        return Err(NoSlice::KindChanged(file.rel.clone()));
+                    }
                 }
             }
         }

@@ -297,6 +297,20 @@ impl Project {
             loader.add(path, kind);
         }
         loader.parse_pending();
+        // ...and the files a run config names as `checks_location`,
+        // whatever their content.
+        let named: Vec<PathBuf> = {
+            let known: std::collections::HashSet<&Path> =
+                loader.files.iter().map(|f| f.path.as_path()).collect();
+            named_checks_files(&root, &loader.files, loader.overlay)
+                .into_iter()
+                .filter(|p| !known.contains(p.as_path()))
+                .collect()
+        };
+        for path in named {
+            loader.add(path, FileKind::DqxChecks);
+        }
+        loader.parse_pending();
 
         timings::phase_done("load: expectations + sql");
         problems.extend(preset_file_problems(&loader.files, &preset_ids));
@@ -315,6 +329,58 @@ impl Project {
             walk_errors,
         })
     }
+}
+
+/// The files under `root` that the run configs among `files` name as
+/// `checks_location` (`dqlint_dqx::discovery::checks_locations`: relative
+/// to the run config's folder, as DQX resolves them against its
+/// installation folder), that exist (on disk or in `overlay`) and are not
+/// a run config themselves. Sorted, without duplicates.
+pub fn named_checks_files(root: &Path, files: &[SourceFile], overlay: &Overlay) -> Vec<PathBuf> {
+    let mut out = std::collections::BTreeSet::new();
+    for file in files.iter().filter(|f| f.kind == FileKind::DqxRunConfig) {
+        let Some(yaml) = file.yaml.as_ref() else {
+            continue;
+        };
+        let dir = file.path.parent().unwrap_or(root);
+        for (location, _) in dqlint_dqx::discovery::checks_locations(&file.text, yaml) {
+            let Some(path) = lexical_join(dir, &location) else {
+                continue;
+            };
+            if !path.starts_with(root) || path == file.path {
+                continue;
+            }
+            if overlay.contains_key(&path) || path.is_file() {
+                out.insert(path);
+            }
+        }
+    }
+    let run_configs: std::collections::HashSet<&Path> = files
+        .iter()
+        .filter(|f| f.kind == FileKind::DqxRunConfig)
+        .map(|f| f.path.as_path())
+        .collect();
+    out.into_iter()
+        .filter(|p| !run_configs.contains(p.as_path()))
+        .collect()
+}
+
+/// `dir/rel` with `.` and `..` resolved without touching the disk; `None`
+/// when `..` climbs above the filesystem root.
+fn lexical_join(dir: &Path, rel: &str) -> Option<PathBuf> {
+    let mut out = dir.to_path_buf();
+    for part in rel.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            p => out.push(p),
+        }
+    }
+    Some(out)
 }
 
 /// The environments to check; with none, one pseudo-environment in which
