@@ -15,7 +15,8 @@
 //! | substitutions | every substitutions file, and every file using a token whose value changed (with the flowgroups built from such a template, preset or blueprint) |
 //! | expectations | the file, and every flowgroup file reading it |
 //! | `config/pipeline_config.yaml`, `.sql` | the file, and the DDL group below |
-//! | DQX checks file, run config | the file; when the edit makes it read as another kind of file or none, no slice ([`NoSlice::KindChanged`]: the caller re-loads) |
+//! | DQX checks file | the file; when the edit makes it read as another kind of file or none (a file a run config names stays a checks file), no slice ([`NoSlice::KindChanged`]: the caller re-loads) |
+//! | DQX run config | every run config (checkpoints are shared project-wide); when the edit changes which files are checks files (a `checks_location`) or makes it read as another kind, no slice |
 //!
 //! and then, for every kind:
 //! - with a quarantine action among those flowgroups before or after the
@@ -133,12 +134,16 @@ pub fn relint(
             envs.extend(envs_or_none(&new_envs));
         }
         FileKind::PipelineConfig | FileKind::Sql => plan.quarantine_wide = true,
-        // DQX files: their findings are their own (the edited file is
+        // Run configs share checkpoints across the project (DQ856).
+        FileKind::DqxRunConfig => plan.also.extend(
+            base.files
+                .iter()
+                .filter(|f| f.kind == FileKind::DqxRunConfig)
+                .map(|f| f.id),
+        ),
+        // Checks files: their findings are their own (the edited file is
         // in `also`).
-        FileKind::Expectations
-        | FileKind::ProjectConfig
-        | FileKind::DqxChecks
-        | FileKind::DqxRunConfig => {}
+        FileKind::Expectations | FileKind::ProjectConfig | FileKind::DqxChecks => {}
     }
     // Files whose findings every flowgroup reading or built from them
     // shares: an expectations file, a template, preset or blueprint. One

@@ -8,7 +8,9 @@
 //! - every other file's findings are the same before and after the edit,
 //!   so re-linting only the focus leaves nothing stale;
 //! - or, for a DQX file the edit makes read as another kind of file (or
-//!   none), the slice is refused and a fresh load does classify it so.
+//!   none), or a run config edit that changes which files are checks
+//!   files, the slice is refused and a fresh load does classify the DQX
+//!   files otherwise.
 //!
 //! The deleted line is deleted as in an editor buffer: the slice gets the
 //! buffer's parse kept up to date by `LiveYaml`, as the server gives it.
@@ -160,10 +162,19 @@ fn check_edit(
                 },
             )
             .unwrap();
-            let now = fresh.files.iter().find(|f| f.rel == rel).map(|f| f.kind);
-            if now == Some(file.kind) {
+            // Which files are DQX files, and of which kind: the edited
+            // one, or (a run config's `checks_location`) the files it names.
+            let dqx_kinds = |project: &Project| -> BTreeSet<(String, String)> {
+                project
+                    .files
+                    .iter()
+                    .filter(|f| matches!(f.kind, FileKind::DqxChecks | FileKind::DqxRunConfig))
+                    .map(|f| (f.rel.clone(), format!("{:?}", f.kind)))
+                    .collect()
+            };
+            if dqx_kinds(&fresh) == dqx_kinds(base) {
                 failures.push(format!(
-                    "{}: {rel}: no slice (kind changed) but a fresh load keeps it {:?}",
+                    "{}: {rel}: no slice (kind changed) but a fresh load keeps every DQX file's kind ({rel}: {:?})",
                     root.display(),
                     file.kind
                 ));
