@@ -297,6 +297,7 @@ registry! {
     "DQ605" "undefined-local-variable" Error Flowgroup tokens/dq605_undefined_local_variable;
     "DQ701" "cdc-without-sequence-by" Warning Flowgroup cdc/dq701_cdc_without_sequence_by;
     "DQ702" "cdc-sequence-by-processing-time" Warning Flowgroup cdc/dq702_cdc_sequence_by_processing_time;
+    "DQ801" "dqx-checks-not-a-list" Error File dqx/dq801_dqx_checks_not_a_list;
     "DQ802" "dqx-check-not-mapping" Error File dqx/dq802_dqx_check_not_mapping;
     "DQ803" "dqx-check-block-missing" Error File dqx/dq803_dqx_check_block_missing;
     "DQ804" "dqx-invalid-check-block" Error File dqx/dq804_dqx_invalid_check_block;
@@ -316,6 +317,17 @@ registry! {
     "DQ830" "dqx-duplicate-rule" Warning File dqx/dq830_dqx_duplicate_rule;
     "DQ831" "dqx-conflicting-rule" Info File dqx/dq831_dqx_conflicting_rule;
     "DQ832" "dqx-duplicate-name" Warning File dqx/dq832_dqx_duplicate_name;
+    "DQ850" "dqx-config-invalid" Error File dqx/dq850_dqx_config_invalid;
+    "DQ851" "dqx-config-value-defaulted" Error File dqx/dq851_dqx_config_value_defaulted;
+    "DQ852" "dqx-config-unknown-key" Warning File dqx/dq852_dqx_config_unknown_key;
+    "DQ853" "dqx-config-invalid-location" Error File dqx/dq853_dqx_config_invalid_location;
+    "DQ854" "dqx-config-duplicate-run-config" Error File dqx/dq854_dqx_config_duplicate_run_config;
+    "DQ855" "dqx-no-destination" Error File dqx/dq855_dqx_no_destination;
+    "DQ856" "dqx-shared-checkpoint" Error Project dqx/dq856_dqx_shared_checkpoint;
+    "DQ857" "dqx-streaming-option-on-batch" Warning File dqx/dq857_dqx_streaming_option_on_batch;
+    "DQ858" "dqx-stream-without-checkpoint" Warning File dqx/dq858_dqx_stream_without_checkpoint;
+    "DQ859" "dqx-output-is-quarantine" Error File dqx/dq859_dqx_output_is_quarantine;
+    "DQ860" "dqx-checks-and-location" Warning File dqx/dq860_dqx_checks_and_location;
 }
 
 /// A rule by code (`DQ107`) or name (`expectations-file-not-found`).

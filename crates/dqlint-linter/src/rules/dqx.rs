@@ -1,5 +1,7 @@
 //! DQX checks files (`dqlint-dqx` reads them as DQX does: YAML 1.1 or JSON,
-//! strict argument types against the function catalogue).
+//! strict argument types against the function catalogue) and run configs
+//! (`config.yml`, read as DQX's loader, blueprint, reads it).
+pub mod dq801_dqx_checks_not_a_list;
 pub mod dq802_dqx_check_not_mapping;
 pub mod dq803_dqx_check_block_missing;
 pub mod dq804_dqx_invalid_check_block;
@@ -19,6 +21,17 @@ pub mod dq817_dqx_for_each_column_overrides;
 pub mod dq830_dqx_duplicate_rule;
 pub mod dq831_dqx_conflicting_rule;
 pub mod dq832_dqx_duplicate_name;
+pub mod dq850_dqx_config_invalid;
+pub mod dq851_dqx_config_value_defaulted;
+pub mod dq852_dqx_config_unknown_key;
+pub mod dq853_dqx_config_invalid_location;
+pub mod dq854_dqx_config_duplicate_run_config;
+pub mod dq855_dqx_no_destination;
+pub mod dq856_dqx_shared_checkpoint;
+pub mod dq857_dqx_streaming_option_on_batch;
+pub mod dq858_dqx_stream_without_checkpoint;
+pub mod dq859_dqx_output_is_quarantine;
+pub mod dq860_dqx_checks_and_location;
 
 use dqlint_dqx::{Catalogue, Format, Function, Loaded, Typed};
 use dqlint_project::{FileId, FileKind, SourceFile};
@@ -59,6 +72,40 @@ pub fn checks_files<'a>(ctx: &Context<'a>) -> Vec<ChecksFile<'a>> {
             }
             let loaded = dqlint_dqx::load(&file.text, yaml, Format::for_path(&file.rel));
             Some(ChecksFile { file, loaded })
+        })
+        .collect()
+}
+
+/// A run config file with DQX's reading of it.
+pub struct RunConfigSource<'a> {
+    pub file: &'a SourceFile,
+    pub config: dqlint_dqx::run_config::RunConfigFile,
+}
+
+impl RunConfigSource<'_> {
+    pub fn id(&self) -> FileId {
+        self.file.id
+    }
+}
+
+/// Every run config of the project that parses, as DQX's loader reads it
+/// (a file that does not parse is DQ001's).
+pub fn run_config_files<'a>(ctx: &Context<'a>) -> Vec<RunConfigSource<'a>> {
+    ctx.project
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::DqxRunConfig && f.read_error.is_none())
+        .filter_map(|file| {
+            let yaml = file.yaml.as_ref()?;
+            if !yaml.errors.is_empty() {
+                return None;
+            }
+            let loaded = dqlint_dqx::load(&file.text, yaml, Format::for_path(&file.rel));
+            if !loaded.errors.is_empty() {
+                return None;
+            }
+            let config = dqlint_dqx::run_config::read(loaded.root.as_ref()?);
+            Some(RunConfigSource { file, config })
         })
         .collect()
 }

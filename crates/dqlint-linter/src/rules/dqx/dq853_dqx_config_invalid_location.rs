@@ -1,0 +1,89 @@
+//! ## What it does
+//! Reports the `location` of a run config's input, output, quarantine,
+//! metrics or reference table that is neither a 2- or 3-part table name
+//! (`schema.table`, `catalog.schema.table`; each part letters, digits and
+//! `_`, or backticked) nor a path starting with `/`, `s3:/`, `abfss:/` or
+//! `gs:/`: `orders`, `a.b.c.d`, `dbfs:/x`, an empty string.
+//!
+//! ## Why is this bad?
+//! DQX checks the location only when the run reads or writes it: the run
+//! fails then ("Invalid input location", "Invalid output location"),
+//! after the checks have been computed.
+//!
+//! ## Example (bad)
+//! `.dqx/config.yml`:
+//! ```yaml
+//! run_configs:
+//!   - name: orders
+//!     input_config:
+//!       location: main.sales.orders
+//!     output_config:
+//!       location: orders_valid
+//! ```
+//!
+//! ## Example (good)
+//! `.dqx/config.yml`:
+//! ```yaml
+//! run_configs:
+//!   - name: orders
+//!     input_config:
+//!       location: main.sales.orders
+//!     output_config:
+//!       location: main.sales.orders_valid
+//! ```
+//!
+//! ## Fix
+//! Qualify the table name (`catalog.schema.table`), or give a path DQX
+//! accepts (`/Volumes/...`, `s3://...`, `abfss://...`, `gs://...`).
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::rules::dqx::run_config_files;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ853");
+    for file in run_config_files(ctx) {
+        for run in &file.config.runs {
+            let ios = run
+                .input
+                .iter()
+                .chain(run.outputs())
+                .chain(&run.reference_tables);
+            for io in ios {
+                let Some((location, span)) = &io.location else {
+                    continue;
+                };
+                if dqlint_dqx::run_config::is_valid_location(location) {
+                    continue;
+                }
+                let why = if location.is_empty() {
+                    "is empty".to_string()
+                } else {
+                    let hint = match dqlint_dqx::run_config::table_parts(location) {
+                        Some(parts) if parts.len() == 1 => {
+                            " (qualify it: `schema.table` or `catalog.schema.table`)"
+                        }
+                        Some(parts) if parts.len() > 3 => " (a table name has at most 3 parts)",
+                        _ if location.starts_with("dbfs:") => {
+                            " (DQX accepts a path starting with `/`, not `dbfs:`)"
+                        }
+                        _ => "",
+                    };
+                    format!(
+                        "`{location}` is neither a 2- or 3-part table name nor a path starting with /, s3:/, abfss:/ or gs:/{hint}"
+                    )
+                };
+                out.push(Diagnostic::at(
+                    me,
+                    file.id(),
+                    span.clone(),
+                    format!(
+                        "the location of `{}` in run config `{}` {why}: the DQX run fails when it reads or writes it",
+                        io.key, run.name
+                    ),
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! ## What it does
+//! Reports a run config whose `quarantine_config` writes to the location
+//! of its `output_config` (table names compared without backticks and
+//! case, paths without a trailing slash).
+//!
+//! ## Why is this bad?
+//! Valid and failing rows land in one table again: the split DQX made is
+//! lost, and nothing downstream can tell them apart but the result
+//! columns.
+//!
+//! ## Example (bad)
+//! `.dqx/config.yml`:
+//! ```yaml
+//! run_configs:
+//!   - name: orders
+//!     input_config:
+//!       location: main.sales.orders
+//!     output_config:
+//!       location: main.sales.orders_valid
+//!     quarantine_config:
+//!       location: main.sales.orders_valid
+//! ```
+//!
+//! ## Example (good)
+//! `.dqx/config.yml`:
+//! ```yaml
+//! run_configs:
+//!   - name: orders
+//!     input_config:
+//!       location: main.sales.orders
+//!     output_config:
+//!       location: main.sales.orders_valid
+//!     quarantine_config:
+//!       location: main.sales.orders_quarantine
+//! ```
+//!
+//! ## Fix
+//! Write the quarantine to its own table.
+
+use dqlint_project::Origin;
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::rules::dqx::run_config_files;
+
+fn normalized(location: &str) -> String {
+    if location.starts_with('/') || location.contains(":/") {
+        location.trim_end_matches('/').to_string()
+    } else {
+        location.replace('`', "").to_ascii_lowercase()
+    }
+}
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ859");
+    for file in run_config_files(ctx) {
+        for run in &file.config.runs {
+            let (Some(output), Some(quarantine)) = (&run.output, &run.quarantine) else {
+                continue;
+            };
+            let (Some((o, o_span)), Some((q, q_span))) = (&output.location, &quarantine.location)
+            else {
+                continue;
+            };
+            if o.is_empty() || normalized(o) != normalized(q) {
+                continue;
+            }
+            out.push(
+                Diagnostic::at(
+                    me,
+                    file.id(),
+                    q_span.clone(),
+                    format!(
+                        "run config `{}` writes its quarantine to its output `{o}`: valid and failing rows end up in one table",
+                        run.name
+                    ),
+                )
+                .related(&Origin::new(file.id(), o_span.clone()), "the output location"),
+            );
+        }
+    }
+}
