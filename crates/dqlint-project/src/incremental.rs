@@ -129,30 +129,6 @@ impl Project {
                 if now != Some(file.kind) && !still_named {
                     return Err(NoSlice::KindChanged(file.rel.clone()));
                 }
-                // A run config whose `checks_location`s change changes
-                // which files are checks files.
-                if file.kind == FileKind::DqxRunConfig {
-                    let parsed;
-                    let new_yaml = match yaml {
-                        Some(y) => y,
-                        None => {
-                            parsed = dqlint_yaml::parse(text);
-                            &parsed
-                        }
-                    };
-                    let locations = |text: &str, yaml: Option<&YamlFile>| -> Vec<String> {
-                        yaml.map(|y| dqlint_dqx::discovery::checks_locations(text, y))
-                            .unwrap_or_default()
-                            .into_iter()
-                            .map(|(l, _)| l)
-                            .collect()
-                    };
-                    if locations(&file.text, file.yaml.as_deref())
-                        != locations(text, Some(new_yaml))
-                    {
-                        return Err(NoSlice::KindChanged(file.rel.clone()));
-                    }
-                }
             }
         }
         let edited_kind = |kind: FileKind| {
@@ -177,6 +153,42 @@ impl Project {
                 None => copy(f),
             })
             .collect();
+        // A run config edit that changes which files its `checks_location`s
+        // name changes which files are checks files.
+        let edited_run_config = edits
+            .keys()
+            .any(|id| self.files[id.0 as usize].kind == FileKind::DqxRunConfig);
+        if edited_run_config {
+            // Files that are checks files by their content are so either way.
+            let by_name_only = |paths: Vec<std::path::PathBuf>| -> Vec<std::path::PathBuf> {
+                paths
+                    .into_iter()
+                    .filter(|p| {
+                        !files.iter().any(|f| {
+                            &f.path == p
+                                && crate::dialect::dqx_kind(&f.rel, &f.text, f.yaml.as_deref())
+                                    == Some(FileKind::DqxChecks)
+                        })
+                    })
+                    .collect()
+            };
+            let before = by_name_only(named.unwrap_or_else(|| {
+                crate::named_checks_files(&self.root, &self.files, &all_edits.outside)
+            }));
+            let after = by_name_only(crate::named_checks_files(
+                &self.root,
+                &files,
+                &all_edits.outside,
+            ));
+            if after != before {
+                let rel = edits
+                    .keys()
+                    .map(|id| &self.files[id.0 as usize])
+                    .find(|f| f.kind == FileKind::DqxRunConfig)
+                    .map_or_else(String::new, |f| f.rel.clone());
+                return Err(NoSlice::KindChanged(rel));
+            }
+        }
         let ids_of = |files: &[SourceFile], kind: FileKind| -> Vec<FileId> {
             files
                 .iter()
