@@ -12,6 +12,10 @@
 //! empty `run_configs` fails every run with "No run configurations
 //! available".
 //!
+//! As DQX 0.17.0 does (observed with its loader): `version` compares as a
+//! number, so `1.0` is accepted and `"1"` is not; an input or output
+//! without `location` does not fail the load but is dropped (DQ851).
+//!
 //! ## Example (bad)
 //! `.dqx/config.yml`:
 //! ```yaml

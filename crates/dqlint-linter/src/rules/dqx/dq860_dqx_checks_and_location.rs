@@ -8,6 +8,11 @@
 //! only the checks at `checks_location`, so edits to the inline list
 //! never take effect.
 //!
+//! Note: `dqx.md` speaks of inline checks in a run config; DQX 0.17.0's
+//! `config.yml` has no such field (its oracle shows `checks` dropped as
+//! an unknown key). An inline list without `checks_location` is reported
+//! by DQ852, saying that DQX reads the default `checks.yml` instead.
+//!
 //! ## Example (bad)
 //! `.dqx/config.yml`:
 //! ```yaml
