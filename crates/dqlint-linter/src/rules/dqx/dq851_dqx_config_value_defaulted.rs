@@ -60,6 +60,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 .field
                 .split('.')
                 .filter(|p| !p.bytes().all(|b| b.is_ascii_digit()))
+                .skip_while(|p| *p == "run_configs" && d.field != "run_configs")
                 .collect();
             out.push(Diagnostic::at(
                 me,

@@ -57,8 +57,11 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 if dqlint_dqx::run_config::is_valid_location(location) {
                     continue;
                 }
-                let why = if location.is_empty() {
-                    "is empty".to_string()
+                let message = if location.is_empty() {
+                    format!(
+                        "the location of `{}` in run config `{}` is empty: the DQX run fails when it reads or writes it",
+                        io.key, run.name
+                    )
                 } else {
                     let hint = match dqlint_dqx::run_config::table_parts(location) {
                         Some(parts) if parts.len() == 1 => {
@@ -71,18 +74,11 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                         _ => "",
                     };
                     format!(
-                        "`{location}` is neither a 2- or 3-part table name nor a path starting with /, s3:/, abfss:/ or gs:/{hint}"
+                        "location `{location}` of `{}` in run config `{}` is neither a 2- or 3-part table name nor a path starting with /, s3:/, abfss:/ or gs:/{hint}: the DQX run fails when it reads or writes it",
+                        io.key, run.name
                     )
                 };
-                out.push(Diagnostic::at(
-                    me,
-                    file.id(),
-                    span.clone(),
-                    format!(
-                        "the location of `{}` in run config `{}` {why}: the DQX run fails when it reads or writes it",
-                        io.key, run.name
-                    ),
-                ));
+                out.push(Diagnostic::at(me, file.id(), span.clone(), message));
             }
         }
     }
