@@ -51,6 +51,7 @@ pub const FIXES: &[(&str, &[&str])] = &[
     ("DQ407", &["safe", "unsafe"]),
     ("DQ408", &["safe", "unsafe"]),
     ("DQ603", &["safe"]),
+    ("DQ801", &["safe"]),
     ("DQ806", &["safe"]),
     ("DQ807", &["safe"]),
     ("DQ809", &["safe", "unsafe"]),
@@ -58,6 +59,7 @@ pub const FIXES: &[(&str, &[&str])] = &[
     ("DQ815", &["safe"]),
     ("DQ816", &["safe"]),
     ("DQ817", &["safe"]),
+    ("DQ852", &["unsafe"]),
 ];
 
 /// The kinds of fix a rule offers (empty: none).
