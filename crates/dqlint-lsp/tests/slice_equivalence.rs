@@ -120,6 +120,19 @@ struct Loaded<'a> {
     findings: &'a [Diagnostic],
 }
 
+/// The project at `root` loaded afresh with `path` holding `text`.
+fn fresh_load(root: &Path, config: &Config, path: &Path, text: Arc<str>) -> Project {
+    let overlay: Overlay = HashMap::from([(path.to_path_buf(), text)]);
+    Project::load(
+        root,
+        &LoadOptions {
+            overlay,
+            ..config.load_options(&[])
+        },
+    )
+    .unwrap()
+}
+
 fn check_edit(
     loaded: &Loaded,
     rel: &str,
@@ -153,15 +166,7 @@ fn check_edit(
         // edit: the server loads the project again, which is the fresh
         // lint. Right only when the fresh load does classify it otherwise.
         Err(dqlint_project::NoSlice::KindChanged(_)) => {
-            let overlay: Overlay = HashMap::from([(file.path.clone(), new_text)]);
-            let fresh = Project::load(
-                root,
-                &LoadOptions {
-                    overlay,
-                    ..config.load_options(&[])
-                },
-            )
-            .unwrap();
+            let fresh = fresh_load(root, config, &file.path, new_text);
             // Which files are DQX files, and of which kind: the edited
             // one, or (a run config's `checks_location`) the files it names.
             let dqx_kinds = |project: &Project| -> BTreeSet<(String, String)> {
@@ -186,15 +191,7 @@ fn check_edit(
             return;
         }
     };
-    let overlay: Overlay = HashMap::from([(file.path.clone(), new_text)]);
-    let fresh = Project::load(
-        root,
-        &LoadOptions {
-            overlay,
-            ..config.load_options(&[])
-        },
-    )
-    .unwrap();
+    let fresh = fresh_load(root, config, &file.path, new_text);
     let fresh_findings = dqlint_linter::lint_configured(&fresh, config, &selection);
     let focus: BTreeSet<String> = quick
         .focus
