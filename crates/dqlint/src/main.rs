@@ -61,7 +61,7 @@ struct ServerArgs {
 
 #[derive(clap::Args)]
 #[command(
-    after_help = "Exit status: 0 no finding at error severity (warnings and info pass unless --strict), \
+    after_help = "Exit status: 0 no finding at error severity (warnings and info pass unless --strict or --error-on), \
 1 at least one error finding (or, with --diff, something to fix), 2 the run itself failed (bad arguments or \
 configuration, a PATH that does not exist or holds nothing to lint). A broken file is a finding (DQ001), never 2.\n\
 Configuration: dqlint.toml at the project root (or --config FILE): select, ignore, envs, ddl, \
@@ -87,9 +87,13 @@ struct LintArgs {
     /// Skip these rules: codes, code prefixes or names; comma-separated.
     #[arg(long, value_delimiter = ',')]
     ignore: Vec<String>,
-    /// Warnings fail the run too (exit 1).
+    /// Warnings fail the run too (exit 1); the same as `--error-on warning`.
     #[arg(long)]
     strict: bool,
+    /// The lowest severity that fails the run (exit 1): `error` (the
+    /// default), `warning` (as --strict) or `info` (any finding fails).
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    error_on: Option<ErrorOn>,
     /// Count findings per rule instead of listing them.
     #[arg(long)]
     statistics: bool,
@@ -120,6 +124,31 @@ struct LintArgs {
     /// Do not read or write the run cache (`.dqlint_cache/` at the project root).
     #[arg(long)]
     no_cache: bool,
+}
+
+/// `--error-on SEVERITY`: findings at this severity or above fail the run.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ErrorOn {
+    Error,
+    Warning,
+    Info,
+}
+
+impl ErrorOn {
+    /// The least severe [`Severity`] that fails the run; `--strict` lowers
+    /// the default to warnings (the lower of the two wins).
+    fn threshold(given: Option<ErrorOn>, strict: bool) -> Severity {
+        let given = match given {
+            None | Some(ErrorOn::Error) => Severity::Error,
+            Some(ErrorOn::Warning) => Severity::Warning,
+            Some(ErrorOn::Info) => Severity::Info,
+        };
+        if strict {
+            given.max(Severity::Warning)
+        } else {
+            given
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -302,11 +331,6 @@ fn lint_command(mut args: LintArgs) -> Result<ExitCode, String> {
     for env in &args.envs {
         check_env_name(env)?;
     }
-    if args.statistics && args.format == Format::Sarif {
-        return Err(
-            "--statistics counts findings per rule, which SARIF has no place for; use --format json or full".into(),
-        );
-    }
     for pattern in args.select.iter().chain(&args.ignore) {
         let p = pattern.trim();
         let known = RULES.iter().any(|r| {
@@ -443,9 +467,8 @@ fn lint_command(mut args: LintArgs) -> Result<ExitCode, String> {
             }
         };
         dqlint_project::timings::phase_done("lint");
-        let root_failed = diagnostics.iter().any(|d| {
-            d.severity == Severity::Error || (args.strict && d.severity == Severity::Warning)
-        });
+        let threshold = ErrorOn::threshold(args.error_on, args.strict);
+        let root_failed = diagnostics.iter().any(|d| d.severity <= threshold);
         failed |= root_failed;
         let mut buffer: Vec<u8> = Vec::new();
         for scope in &scopes {
@@ -511,7 +534,9 @@ fn lint_command(mut args: LintArgs) -> Result<ExitCode, String> {
                 }
             }),
         };
-        let written = if args.statistics {
+        let written = if args.statistics && args.format == Format::Sarif {
+            report.sarif_statistics(&mut buffer, &base)
+        } else if args.statistics {
             report.statistics(&mut buffer, args.format == Format::Json, args.quiet)
         } else {
             match args.format {

@@ -128,14 +128,13 @@ impl Report<'_> {
                 item
             })
             .collect();
-        let (errors, warnings, infos) = self.counts();
         let document = json!({
             "version": 1,
             "tool": {"name": "dqlint", "version": env!("CARGO_PKG_VERSION")},
             "root": self.project.root.display().to_string(),
             "envs": self.project.envs.iter().map(|e| e.name.clone()).collect::<Vec<_>>(),
             "diagnostics": diagnostics,
-            "summary": {"files": self.project.files.len(), "errors": errors, "warnings": warnings, "infos": infos},
+            "summary": self.summary_json(),
         });
         serde_json::to_writer_pretty(&mut *out, &document)?;
         writeln!(out)
@@ -340,7 +339,8 @@ impl Report<'_> {
         Ok(())
     }
 
-    pub fn statistics(&self, out: &mut dyn Write, json: bool, quiet: bool) -> std::io::Result<()> {
+    /// Findings per rule (code, name): how many, and how many have a fix.
+    fn rule_counts(&self) -> BTreeMap<(&'static str, &'static str), (usize, usize)> {
         let mut counts: BTreeMap<(&str, &str), (usize, usize)> = BTreeMap::new();
         for d in self.diagnostics {
             let entry = counts.entry((d.rule.code, d.rule.name)).or_default();
@@ -349,20 +349,36 @@ impl Report<'_> {
                 entry.1 += 1;
             }
         }
+        counts
+    }
+
+    /// The per-rule counts as `--statistics --format json` (and the SARIF
+    /// run's property bag) give them:
+    /// `[{"code", "name", "count", "fixable"}]`, by code.
+    pub fn statistics_json(&self) -> Json {
+        self.rule_counts()
+            .iter()
+            .map(|((code, name), (n, fixable))| {
+                json!({"code": code, "name": name, "count": n, "fixable": fixable})
+            })
+            .collect()
+    }
+
+    /// `summary` of the JSON document: files read, findings by severity.
+    pub fn summary_json(&self) -> Json {
+        let (errors, warnings, infos) = self.counts();
+        json!({"files": self.project.files.len(), "errors": errors, "warnings": warnings, "infos": infos})
+    }
+
+    pub fn statistics(&self, out: &mut dyn Write, json: bool, quiet: bool) -> std::io::Result<()> {
+        let counts = self.rule_counts();
         if json {
-            let (errors, warnings, infos) = self.counts();
-            let rules: Vec<Json> = counts
-                .iter()
-                .map(|((code, name), (n, fixable))| {
-                    json!({"code": code, "name": name, "count": n, "fixable": fixable})
-                })
-                .collect();
             let document = json!({
                 "version": 1,
                 "tool": {"name": "dqlint", "version": env!("CARGO_PKG_VERSION")},
                 "root": self.project.root.display().to_string(),
-                "statistics": rules,
-                "summary": {"files": self.project.files.len(), "errors": errors, "warnings": warnings, "infos": infos},
+                "statistics": self.statistics_json(),
+                "summary": self.summary_json(),
             });
             serde_json::to_writer_pretty(&mut *out, &document)?;
             return writeln!(out);

@@ -177,6 +177,41 @@ fn warnings_alone_exit_0_unless_strict() {
     assert_eq!(code(&output), 1);
 }
 
+/// `--error-on SEVERITY` (the contract's `--error-on warning`): the lowest
+/// severity that fails the run; `warning` is `--strict`, `info` fails on
+/// any finding, and `--strict` with `--error-on error` still fails on
+/// warnings (the lower threshold wins).
+#[test]
+fn error_on_sets_the_lowest_failing_severity() {
+    let exit = |rule: &str, extra: &[&str]| {
+        let dir = fixtures().join(format!("rules/{rule}/bad"));
+        let mut args = vec![
+            "lint",
+            dir.to_str().unwrap(),
+            "--format",
+            "concise",
+            "--select",
+            rule,
+        ];
+        args.extend_from_slice(extra);
+        let output = dqlint(&args);
+        assert!(stdout(&output).contains(rule), "{}", stdout(&output));
+        code(&output)
+    };
+    // DQ207 is a warning, DQ402 an info.
+    assert_eq!(exit("DQ207", &["--error-on", "error"]), 0);
+    assert_eq!(exit("DQ207", &["--error-on", "warning"]), 1);
+    assert_eq!(exit("DQ207", &["--error-on", "info"]), 1);
+    assert_eq!(exit("DQ207", &["--error-on", "error", "--strict"]), 1);
+    assert_eq!(exit("DQ402", &[]), 0);
+    assert_eq!(exit("DQ402", &["--error-on", "warning"]), 0);
+    assert_eq!(exit("DQ402", &["--strict"]), 0);
+    assert_eq!(exit("DQ402", &["--error-on", "info"]), 1);
+    let bad = dqlint(&["lint", ".", "--error-on", "fatal"]);
+    assert_eq!(code(&bad), 2, "an unknown severity is a usage error");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("warning"));
+}
+
 #[test]
 fn folder_without_lhp_yaml_exits_2() {
     let dir = tempfile::tempdir().unwrap();

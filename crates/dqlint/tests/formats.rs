@@ -126,6 +126,53 @@ fn sarif_is_valid_against_the_2_1_0_schema() {
     );
 }
 
+/// `--statistics --format sarif`: a valid log whose run's property bag
+/// counts the findings per rule, the results as without `--statistics`.
+#[test]
+fn sarif_statistics_are_valid_and_count_per_rule() {
+    let Some(schema) = sarif_schema() else { return };
+    let validator = jsonschema::draft4::new(&schema).expect("the schema compiles");
+    let output = dqlint(&[
+        "lint",
+        "fixtures/showcase",
+        "--format",
+        "sarif",
+        "--statistics",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let log: Value = serde_json::from_str(&stdout(&output)).expect("SARIF is JSON");
+    let errors: Vec<String> = validator
+        .iter_errors(&log)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "fails the schema:\n{}",
+        errors.join("\n")
+    );
+    let (plain, _) = sarif_report();
+    let run = &log["runs"][0];
+    assert_eq!(run["results"], plain["runs"][0]["results"]);
+    let stats = run["properties"]["statistics"].as_array().unwrap();
+    let results = run["results"].as_array().unwrap();
+    for rule in stats {
+        let code = rule["code"].as_str().unwrap();
+        let of_rule: Vec<&Value> = results.iter().filter(|r| r["ruleId"] == code).collect();
+        assert_eq!(rule["count"].as_u64(), Some(of_rule.len() as u64), "{code}");
+        let fixable = of_rule.iter().filter(|r| r.get("fixes").is_some()).count();
+        assert_eq!(rule["fixable"].as_u64(), Some(fixable as u64), "{code}");
+    }
+    let total: u64 = stats.iter().map(|r| r["count"].as_u64().unwrap()).sum();
+    assert_eq!(total as usize, results.len());
+    let summary = &run["properties"]["summary"];
+    assert_eq!(
+        summary["errors"].as_u64().unwrap()
+            + summary["warnings"].as_u64().unwrap()
+            + summary["infos"].as_u64().unwrap(),
+        total
+    );
+}
+
 #[test]
 fn sarif_driver_describes_every_rule() {
     let (log, _) = sarif_report();
@@ -348,8 +395,11 @@ fn no_colour_when_not_on_a_terminal() {
     }
 }
 
-/// On a real terminal (a pty through `script`, where available) the full
-/// format is coloured, and `--no-color` turns it off.
+/// On a real terminal (a pty through util-linux `script`) the full format
+/// is coloured with `NO_COLOR` unset or set but empty (no-color.org: only
+/// a non-empty value turns colour off), and `NO_COLOR=1` or `--no-color`
+/// turn it off. `script` is part of util-linux, always there on Linux:
+/// missing, the test fails rather than passing without a terminal.
 #[test]
 fn colour_on_a_terminal_unless_no_color() {
     let has_script = Command::new("script")
@@ -357,26 +407,46 @@ fn colour_on_a_terminal_unless_no_color() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_script {
-        eprintln!("skipping: no `script` command to give dqlint a terminal");
+        assert!(
+            !cfg!(target_os = "linux"),
+            "no `script` (util-linux) to give dqlint a terminal"
+        );
+        eprintln!("\n!!! SKIPPING the terminal colour test: no `script` command\n");
         return;
     }
-    let run = |extra: &str| {
+    let run = |no_color: Option<&str>, extra: &str| {
         let command = format!(
-            "{} lint fixtures/showcase {extra}",
+            "{} lint fixtures/showcase --no-cache {extra}",
             env!("CARGO_BIN_EXE_dqlint")
         );
-        let output = Command::new("script")
+        let mut script = Command::new("script");
+        script
             .args(["-qec", &command, "/dev/null"])
             .current_dir(workspace())
-            .env_remove("NO_COLOR")
-            .env("TERM", "xterm")
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&output.stdout).into_owned()
+            .env("TERM", "xterm");
+        match no_color {
+            Some(value) => script.env("NO_COLOR", value),
+            None => script.env_remove("NO_COLOR"),
+        };
+        let output = script.output().unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            text.contains("DQ207"),
+            "the report went through the pty: {text}"
+        );
+        text
     };
-    assert!(run("").contains('\u{1b}'), "no colour on a terminal");
+    assert!(run(None, "").contains('\u{1b}'), "no colour on a terminal");
     assert!(
-        !run("--no-color").contains('\u{1b}'),
+        run(Some(""), "").contains('\u{1b}'),
+        "NO_COLOR= (empty) turned colour off"
+    );
+    assert!(
+        !run(Some("1"), "").contains('\u{1b}'),
+        "NO_COLOR=1 still coloured"
+    );
+    assert!(
+        !run(None, "--no-color").contains('\u{1b}'),
         "--no-color still coloured"
     );
 }

@@ -7,6 +7,8 @@
 //! and fixes travel as SARIF `fixes`. Artifact URIs are relative to the
 //! working directory (`%SRCROOT%`), which in CI is the repository checkout:
 //! that is what code scanning matches against the repository's files.
+//! With `--statistics`, the run's property bag also counts the findings
+//! per rule.
 
 use std::io::Write;
 use std::path::Path;
@@ -55,6 +57,21 @@ fn rule_descriptor(rule: &RuleMeta) -> Json {
 impl Report<'_> {
     pub fn sarif(&self, out: &mut dyn Write, base: &Path) -> std::io::Result<()> {
         serde_json::to_writer_pretty(&mut *out, &self.sarif_log(base))?;
+        writeln!(out)
+    }
+
+    /// `--statistics --format sarif`: the same log, its run's property bag
+    /// (`runs[0].properties`) holding the per-rule counts (`statistics`, as
+    /// in `--statistics --format json`) and the `summary`. The results stay:
+    /// a log without them, uploaded to code scanning, would close every
+    /// open alert.
+    pub fn sarif_statistics(&self, out: &mut dyn Write, base: &Path) -> std::io::Result<()> {
+        let mut log = self.sarif_log(base);
+        log["runs"][0]["properties"] = json!({
+            "statistics": self.statistics_json(),
+            "summary": self.summary_json(),
+        });
+        serde_json::to_writer_pretty(&mut *out, &log)?;
         writeln!(out)
     }
 
