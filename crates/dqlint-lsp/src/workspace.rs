@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use dqlint_linter::{Config, Diagnostic as Finding};
-use dqlint_project::{Edits, FileId, Overlay, Project};
+use dqlint_project::{Dialect, Edits, FileId, Overlay, Project};
 use tower_lsp_server::ls_types::{Diagnostic, MessageType, Uri};
 use tower_lsp_server::Client;
 
@@ -188,9 +188,23 @@ impl Workspace {
         let root = if path.file_name().is_some_and(|n| n == "lhp.yaml") {
             path.parent()?.to_path_buf()
         } else {
-            project_root_of(path)?
+            match project_root_of(path) {
+                Some(root) => root,
+                // Outside any LHP project: the DQX-only root it lies in.
+                None => return self.dqx_root_of(path),
+            }
         };
         Some(self.project(&root))
+    }
+
+    /// The innermost DQX-only root (one without `lhp.yaml`, found by
+    /// [`Workspace::discover`]) that holds `path`.
+    fn dqx_root_of(&self, path: &Path) -> Option<Arc<ProjectState>> {
+        lock(&self.projects)
+            .values()
+            .filter(|p| path.starts_with(&p.root) && !p.root.join("lhp.yaml").is_file())
+            .max_by_key(|p| p.root.components().count())
+            .cloned()
     }
 
     pub fn projects(&self) -> Vec<Arc<ProjectState>> {
@@ -227,31 +241,55 @@ impl Workspace {
         }
     }
 
-    /// Finds the projects in (or around) the workspace folders.
+    /// Finds the projects in (or around) the workspace folders. A folder
+    /// with no LHP project in or around it is a DQX-only root (at the
+    /// root `dqlint lint FOLDER` takes) when DQX files are there.
     pub fn discover(&self, folders: &[PathBuf]) {
         for folder in folders {
-            if let Some(root) = dqlint_project::find_root(folder) {
-                self.project(&root);
+            let folder = &convert::canonical(folder).unwrap_or_else(|| folder.clone());
+            self.discover_lhp(folder);
+            let found_lhp = lock(&self.projects).keys().any(|root| {
+                (root.starts_with(folder) || folder.starts_with(root))
+                    && root.join("lhp.yaml").is_file()
+            });
+            if !found_lhp {
+                let workspace = dqlint_project::discover(folder);
+                let dqx = workspace
+                    .files
+                    .iter()
+                    .any(|(_, d)| matches!(d, Dialect::DqxChecks | Dialect::DqxRunConfig));
+                if dqx {
+                    if let Some(root) = convert::canonical(&workspace.root) {
+                        self.project(&root);
+                    }
+                }
             }
-            let mut pending = vec![(folder.clone(), 0)];
-            while let Some((dir, depth)) = pending.pop() {
-                let Ok(entries) = std::fs::read_dir(&dir) else {
-                    continue;
-                };
-                for entry in entries.flatten() {
-                    let name = entry.file_name();
-                    let name = name.to_string_lossy();
-                    let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-                    if is_dir
-                        && depth < DISCOVERY_DEPTH
-                        && !name.starts_with('.')
-                        && !SKIPPED_FOLDERS.contains(&name.as_ref())
-                    {
-                        pending.push((entry.path(), depth + 1));
-                    } else if !is_dir && name == "lhp.yaml" {
-                        if let Some(root) = convert::canonical(&dir) {
-                            self.project(&root);
-                        }
+        }
+    }
+
+    /// The LHP projects in or around `folder` (those holding `lhp.yaml`).
+    fn discover_lhp(&self, folder: &Path) {
+        if let Some(root) = dqlint_project::find_root(folder) {
+            self.project(&root);
+        }
+        let mut pending = vec![(folder.to_path_buf(), 0)];
+        while let Some((dir, depth)) = pending.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+                if is_dir
+                    && depth < DISCOVERY_DEPTH
+                    && !name.starts_with('.')
+                    && !SKIPPED_FOLDERS.contains(&name.as_ref())
+                {
+                    pending.push((entry.path(), depth + 1));
+                } else if !is_dir && name == "lhp.yaml" {
+                    if let Some(root) = convert::canonical(&dir) {
+                        self.project(&root);
                     }
                 }
             }

@@ -158,13 +158,24 @@ impl Project {
         self.expectations.get(&normalize_rel(rel))
     }
 
-    /// Loads the project at `root` (a folder holding `lhp.yaml`).
+    /// Whether this is an LHP project (its root holds `lhp.yaml`); else a
+    /// DQX-only root ([`Project::load`]).
+    pub fn is_lhp(&self) -> bool {
+        self.project_config().is_some()
+    }
+
+    /// Loads the project at `root`: a folder holding `lhp.yaml`, or any
+    /// other folder, which is then a DQX-only root: no LHP layout walk, no
+    /// DDL catalog, only the DQX checks files and run configs under it
+    /// (found as in an LHP project: by content, and by the run configs'
+    /// `checks_location`). A DQX-only root without such files loads as an
+    /// empty project; the CLI refuses it before (exit 2, nothing to lint).
     pub fn load(root: &Path, options: &LoadOptions) -> Result<Project, LoadError> {
         let root = std::fs::canonicalize(root)
             .map_err(|e| LoadError(format!("cannot read project root {}: {e}", root.display())))?;
-        if !root.join("lhp.yaml").is_file() {
+        if !root.is_dir() {
             return Err(LoadError(format!(
-                "{} is not an LHP project: it has no lhp.yaml",
+                "{} is not a folder to lint",
                 root.display()
             )));
         }
@@ -174,6 +185,25 @@ impl Project {
             files: Vec::new(),
             walk_errors: Vec::new(),
         };
+        if !root.join("lhp.yaml").is_file() {
+            timings::phase_done("load: start (DQX-only root)");
+            loader.add_dqx_files(&root);
+            timings::phase_done("load: DQX files");
+            let walk_errors = std::mem::take(&mut loader.walk_errors);
+            return Ok(Project {
+                root,
+                files: loader.files,
+                envs: Vec::new(),
+                missing_envs: Vec::new(),
+                flowgroups: Vec::new(),
+                templates: HashMap::new(),
+                presets: HashMap::new(),
+                expectations: BTreeMap::new(),
+                pipeline_config: PipelineConfig::default(),
+                problems: Vec::new(),
+                walk_errors,
+            });
+        }
 
         timings::phase_done("load: start");
         let project_file = loader.add(root.join("lhp.yaml"), FileKind::ProjectConfig);
@@ -291,26 +321,7 @@ impl Project {
         }
         loader.parse_pending();
 
-        // DQX checks files and run configs anywhere under the root, found
-        // by their content (dqlint-dqx decides).
-        for (path, kind) in loader.walk_dqx(&root) {
-            loader.add(path, kind);
-        }
-        loader.parse_pending();
-        // ...and the files a run config names as `checks_location`,
-        // whatever their content.
-        let named: Vec<PathBuf> = {
-            let known: std::collections::HashSet<&Path> =
-                loader.files.iter().map(|f| f.path.as_path()).collect();
-            named_checks_files(&root, &loader.files, loader.overlay)
-                .into_iter()
-                .filter(|p| !known.contains(p.as_path()))
-                .collect()
-        };
-        for path in named {
-            loader.add(path, FileKind::DqxChecks);
-        }
-        loader.parse_pending();
+        loader.add_dqx_files(&root);
 
         timings::phase_done("load: expectations + sql");
         problems.extend(preset_file_problems(&loader.files, &preset_ids));
@@ -523,6 +534,28 @@ impl Loader<'_> {
             }
         }
         out
+    }
+
+    /// DQX checks files and run configs anywhere under the root, found by
+    /// their content (dqlint-dqx decides), and the files a run config names
+    /// as `checks_location`, whatever their content; read and parsed.
+    fn add_dqx_files(&mut self, root: &Path) {
+        for (path, kind) in self.walk_dqx(root) {
+            self.add(path, kind);
+        }
+        self.parse_pending();
+        let named: Vec<PathBuf> = {
+            let known: std::collections::HashSet<&Path> =
+                self.files.iter().map(|f| f.path.as_path()).collect();
+            named_checks_files(root, &self.files, self.overlay)
+                .into_iter()
+                .filter(|p| !known.contains(p.as_path()))
+                .collect()
+        };
+        for path in named {
+            self.add(path, FileKind::DqxChecks);
+        }
+        self.parse_pending();
     }
 
     /// YAML/JSON files not read as LHP files whose content makes them DQX

@@ -24,7 +24,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Lint the LHP project(s) containing PATH (default: the current folder).
+    /// Lint the LHP project(s) containing PATH (default: the current folder),
+    /// or, outside any, the DQX checks files and run configs under its root.
     Lint(LintArgs),
     /// Print a rule's documentation, or the table of all rules.
     Rule {
@@ -246,6 +247,13 @@ fn rule_command(code: Option<&str>) -> ExitCode {
     }
 }
 
+/// Whether a root without `lhp.yaml` is linted as a DQX-only root: it
+/// holds a DQX checks file or run config.
+fn is_dqx_root(workspace: &Workspace) -> bool {
+    workspace.files_of(Dialect::DqxChecks).next().is_some()
+        || workspace.files_of(Dialect::DqxRunConfig).next().is_some()
+}
+
 /// Why a PATH outside any LHP project is not linted (exit 2): nothing of
 /// any dialect under its root, or only dialects dqlint does not lint yet.
 fn no_lhp_project(path: &Path, workspace: &Workspace) -> String {
@@ -358,7 +366,14 @@ fn lint_command(mut args: LintArgs) -> Result<ExitCode, String> {
         }
         let root = match find_lint_root(path) {
             (root, RootMarker::LhpProject) => root,
-            (root, _) => return Err(no_lhp_project(path, &discover(&root))),
+            // No lhp.yaml: a DQX-only root when it holds DQX files.
+            (root, _) => {
+                let workspace = discover(&root);
+                if !is_dqx_root(&workspace) {
+                    return Err(no_lhp_project(path, &workspace));
+                }
+                root
+            }
         };
         let abs = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
         match roots.iter_mut().find(|(r, _)| *r == root) {
@@ -412,6 +427,13 @@ fn lint_command(mut args: LintArgs) -> Result<ExitCode, String> {
             let mut options = config.load_options(&args.envs);
             options.overlay = overlay.clone();
             let project = Project::load(&root, &options).map_err(|e| e.to_string())?;
+            if !project.is_lhp() && project.files.is_empty() {
+                // The text looked like DQX, the structure does not.
+                return Err(format!(
+                    "nothing to lint under {}: no lhp.yaml in it or any parent folder, and no file there is a DQX checks file or run config",
+                    root.display()
+                ));
+            }
             let diagnostics: Vec<_> = lint_configured(&project, &config, &selection)
                 .into_iter()
                 .filter(|d| in_scope(&project, &scopes, &d.primary))
@@ -473,13 +495,20 @@ fn lint_command(mut args: LintArgs) -> Result<ExitCode, String> {
         let mut buffer: Vec<u8> = Vec::new();
         for scope in &scopes {
             if scope.is_file() && !project.files.iter().any(|f| f.path == *scope) {
+                if !project.is_lhp() {
+                    eprintln!(
+                        "dqlint: warning: {} is not a file dqlint lints (not a DQX checks file or run config)",
+                        scope.strip_prefix(&base).unwrap_or(scope).display()
+                    );
+                    continue;
+                }
                 eprintln!(
                     "dqlint: warning: {} is not a file dqlint lints (not one of the project's flowgroups, templates, presets, substitutions, expectations or .sql files)",
                     scope.strip_prefix(&base).unwrap_or(scope).display()
                 );
             }
         }
-        if let Some(patterns) = &config.ddl {
+        if let Some(patterns) = config.ddl.as_ref().filter(|_| project.is_lhp()) {
             for pattern in patterns {
                 if !project.files.iter().any(|f| {
                     f.rel.ends_with(".sql") && dqlint_linter::config::glob_matches(pattern, &f.rel)

@@ -239,18 +239,103 @@ fn outside_an_lhp_project_the_root_is_the_nearest_marker_and_nothing_to_lint_exi
     assert!(err.contains("nothing to lint under"), "{err}");
     assert!(err.contains("repo"), "the error names the root: {err}");
 
-    // A DQX checks file under the root is found (and said to be unlinted
-    // until the DQX reader lands), never passed over silently.
+    // A Python pipeline source alone is found and said to be unlinted,
+    // never passed over silently.
+    std::fs::write(repo.join("src/orders.py"), "import dlt\n").unwrap();
+    let output = dqlint(&["lint", repo.join("src/deep").to_str().unwrap()]);
+    assert_eq!(code(&output), 2);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("1 Python pipeline source found"), "{err}");
+    assert!(err.contains("does not lint yet"), "{err}");
+    assert!(output.stdout.is_empty());
+
+    // A DQX checks file under the root makes it a DQX-only root: linted.
     std::fs::write(
         repo.join("src/checks.yml"),
         "- criticality: error\n  check:\n    function: is_not_null\n",
     )
     .unwrap();
-    let output = dqlint(&["lint", repo.join("src/deep").to_str().unwrap()]);
-    assert_eq!(code(&output), 2);
+    let output = dqlint(&[
+        "lint",
+        repo.to_str().unwrap(),
+        "--format",
+        "concise",
+        "--no-cache",
+    ]);
+    assert_eq!(code(&output), 1, "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("src/checks.yml:3:15: error[DQ811]"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+/// A folder without lhp.yaml holding DQX files: only its checks files and
+/// run configs are read and linted by the DQ8xx rules, for a folder and for
+/// a single file; no LHP finding, no DDL catalog from stray `.sql` files.
+#[test]
+fn a_dqx_only_root_lints_its_checks_files_and_run_configs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("dqlint.toml", "");
+    write(
+        "quality/orders.yml",
+        "- criticality: eror\n  check:\n    function: is_not_null\n    arguments:\n      column: id\n",
+    );
+    write(
+        ".dqx/config.yml",
+        "version: 1\nrun_configs:\n- name: default\n  input_config:\n    location: main.raw.orders\n  output_config:\n    location: main.clean.orders\n  checks_location: ../named/orders_checks.yml\n  quarantine_table: main.bad.orders\n",
+    );
+    // Named by the run config: a checks file whatever its content.
+    write(
+        "named/orders_checks.yml",
+        "- check:\n    function: is_not_nul\n    arguments: {column: id}\n",
+    );
+    write(
+        "sql/stray.sql",
+        "CREATE TABLE x (id INT) TBLPROPERTIES (;\n",
+    );
+    write(
+        "pipelines/not_lhp.yaml",
+        "pipeline: x\nflowgroup: y\nactions: []\n",
+    );
+    write("substitutions/dev.yaml", "dev: {a: 1}\n");
+
+    let (report, exit) = lint_json(&root, &["--no-cache"]);
+    assert_eq!(exit, 1);
+    // DQ852 in .dqx/config.yml, DQ810 in the named file, DQ806 in quality/.
+    assert_eq!(codes_of(&report), ["DQ806", "DQ810", "DQ852"], "{report}");
+    assert_eq!(report["summary"]["files"], 3, "{report}");
+
+    // One file: the root is linted, that file's findings reported.
+    let output = dqlint(&[
+        "lint",
+        root.join("quality/orders.yml").to_str().unwrap(),
+        "--format",
+        "concise",
+        "--no-cache",
+    ]);
+    assert_eq!(code(&output), 1);
+    let out = stdout(&output);
+    assert!(out.contains("orders.yml:1:16: error[DQ806]"), "{out}");
+    assert!(!out.contains("DQ810") && !out.contains("DQ852"), "{out}");
+
+    // A file of the root that is no DQX file: said so, nothing reported.
+    let output = dqlint(&[
+        "lint",
+        root.join("sql/stray.sql").to_str().unwrap(),
+        "--format",
+        "concise",
+        "--no-cache",
+    ]);
+    assert_eq!(code(&output), 0, "{}", stdout(&output));
     let err = String::from_utf8_lossy(&output.stderr);
-    assert!(err.contains("1 DQX checks file found"), "{err}");
-    assert!(output.stdout.is_empty());
+    assert!(err.contains("not a DQX checks file or run config"), "{err}");
 }
 
 #[test]
