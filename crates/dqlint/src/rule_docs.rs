@@ -106,16 +106,31 @@ pub fn page_file_name(rule: &RuleMeta) -> String {
     format!("{}-{}.md", rule.code, rule.name)
 }
 
+/// The `fix` column of the README table: `safe` (`--fix` applies it),
+/// `unsafe` (only with `--unsafe-fixes`), `safe, unsafe` (both kinds,
+/// depending on the finding) or `none`, from [`FIXES`] (which a test
+/// holds to the fixes the rules really give).
+pub fn readme_fix_cell(code: &str) -> String {
+    let kinds = fix_kinds(code);
+    if kinds.is_empty() {
+        "none".into()
+    } else {
+        kinds.join(", ")
+    }
+}
+
 /// The README table, markers excluded.
 pub fn table() -> String {
-    let mut out = String::from("| code | name | default | what it reports |\n|---|---|---|---|\n");
+    let mut out =
+        String::from("| code | name | default | fix | what it reports |\n|---|---|---|---|---|\n");
     for rule in RULES {
         out.push_str(&format!(
-            "| [{}]({PAGES_DIR}/{}) | `{}` | {} | {} |\n",
+            "| [{}]({PAGES_DIR}/{}) | `{}` | {} | {} | {} |\n",
             rule.code,
             page_file_name(rule),
             rule.name,
             rule.severity.as_str(),
+            readme_fix_cell(rule.code),
             rule.summary().replace('|', "\\|")
         ));
     }

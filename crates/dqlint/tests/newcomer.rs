@@ -449,6 +449,37 @@ fn fixes_are_discoverable() {
     assert!(dq001.contains(" - "), "{dq001}");
 }
 
+/// The README rule table has a `fix` column (safe, unsafe, both or none)
+/// for every rule of the registry, from `rule_docs::FIXES`, which
+/// `declared_fix_kinds_match_the_fixes_rules_give` holds to the fixes the
+/// rules give: the README cannot drift from what `--fix` does.
+#[test]
+fn readme_rule_table_shows_each_rules_fix_kind() {
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let header = readme
+        .lines()
+        .find(|l| l.starts_with("| code | name |"))
+        .expect("the README has the rule table");
+    let columns: Vec<&str> = header.split('|').map(str::trim).collect();
+    let fix_at = columns
+        .iter()
+        .position(|c| *c == "fix")
+        .expect("a fix column");
+    for rule in dqlint_linter::RULES {
+        let row = readme
+            .lines()
+            .find(|l| l.starts_with(&format!("| [{}](", rule.code)))
+            .unwrap_or_else(|| panic!("{} has no README row", rule.code));
+        let cell = row.split(" | ").nth(fix_at - 1).unwrap_or("").trim();
+        let want = match dqlint::rule_docs::fix_kinds(rule.code) {
+            [] => "none".to_string(),
+            kinds => kinds.join(", "),
+        };
+        assert_eq!(cell, want, "README fix column of {}: {row}", rule.code);
+    }
+    assert!(readme.contains("| [DQ207](docs/rules/DQ207-quarantine-coerces-action.md) | `quarantine-coerces-action` | warning | safe |"));
+}
+
 /// The declared fix kinds of `dqlint rule` are the ones the rules give:
 /// every fix on the showcase and the rule fixtures is declared, and every
 /// declared rule is seen fixing.
