@@ -10,6 +10,9 @@
 //! [severity]
 //! DQ403 = "error"
 //!
+//! [sql]
+//! udfs = ["is_valid_sku"]            # functions the project registers
+//!
 //! [[overrides]]
 //! files = ["pipelines/legacy/**"]
 //! ignore = ["DQ105"]
@@ -32,7 +35,17 @@ use crate::registry::{RuleMeta, RULES};
 /// The file looked for at the project root.
 pub const FILE_NAME: &str = "dqlint.toml";
 /// Top-level keys, in the order the README documents them.
-pub const TOP_LEVEL_KEYS: &[&str] = &["select", "ignore", "envs", "ddl", "severity", "overrides"];
+pub const TOP_LEVEL_KEYS: &[&str] = &[
+    "select",
+    "ignore",
+    "envs",
+    "ddl",
+    "severity",
+    "sql",
+    "overrides",
+];
+/// Keys of the `[sql]` table.
+pub const SQL_KEYS: &[&str] = &["udfs"];
 /// Keys of an `[[overrides]]` entry.
 pub const OVERRIDE_KEYS: &[&str] = &["files", "select", "ignore", "severity"];
 /// The values of a `[severity]` entry.
@@ -81,6 +94,9 @@ pub struct Config {
     pub ddl: Option<Vec<String>>,
     /// Severity per selector.
     pub severity: Vec<(String, Severity)>,
+    /// `[sql] udfs`: functions the project registers (`spark.udf.register`,
+    /// a session function), lower case; DQ306 leaves calls of them alone.
+    pub udfs: Vec<String>,
     pub overrides: Vec<Override>,
 }
 
@@ -264,6 +280,23 @@ impl Config {
                 patterns.push(glob.into_inner());
             }
             config.ddl = Some(patterns);
+        }
+        if let Some(sql) = raw.sql {
+            for name in sql.udfs.unwrap_or_default() {
+                let text = name.get_ref().trim();
+                let simple = text
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !simple {
+                    return Err(error(
+                        Some(name.span()),
+                        format!("`{text}` is not a function name: list the one-part name a rule calls (a qualified `catalog.schema.fn` call is never reported)"),
+                    ));
+                }
+                config.udfs.push(text.to_ascii_lowercase());
+            }
         }
         for entry in raw.overrides.unwrap_or_default() {
             let at = entry.span();
@@ -477,7 +510,14 @@ struct RawConfig {
     envs: Option<Vec<Spanned<String>>>,
     ddl: Option<Vec<Spanned<String>>>,
     severity: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
+    sql: Option<RawSql>,
     overrides: Option<Vec<Spanned<RawOverride>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSql {
+    udfs: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Deserialize)]

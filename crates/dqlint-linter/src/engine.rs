@@ -21,7 +21,9 @@ pub struct Context<'a> {
     /// For each expectations file (project-relative path), the
     /// data_quality actions that use it in some environment.
     pub expectation_users: BTreeMap<String, Vec<(&'a Flowgroup, &'a Action)>>,
-    /// DQ3xx findings, computed once for the five SQL rules.
+    /// `[sql] udfs` of `dqlint.toml` (lower case): not unknown functions.
+    pub udfs: Vec<String>,
+    /// DQ3xx findings, computed once for the SQL rules.
     pub expression_findings: std::sync::OnceLock<Vec<crate::expressions::ExpressionFinding>>,
     /// The DDL of the project's `.sql` files, computed once for DQ402-DQ409.
     pub ddl_catalog: std::sync::OnceLock<crate::ddl_catalog::DdlCatalog>,
@@ -74,6 +76,7 @@ impl<'a> Context<'a> {
             project,
             envs,
             expectation_users,
+            udfs: Vec::new(),
             expression_findings: Default::default(),
             ddl_catalog: Default::default(),
             dq_actions,
@@ -152,7 +155,8 @@ pub fn lint_configured(
         config,
         cli: selection,
     };
-    let ctx = Context::new(project);
+    let mut ctx = Context::new(project);
+    ctx.udfs = config.udfs.clone();
     // Rules are independent readers of the context: run them in parallel,
     // and concatenate their findings in registry order so the result does
     // not depend on the number of threads.

@@ -30,7 +30,8 @@ fn compute(ctx: &Context) -> Vec<ExpressionFinding> {
             let Some(expr) = &rule.expression else {
                 continue;
             };
-            for f in dqlint_sql::expr::check_expression(&expr.text) {
+            let options = dqlint_sql::expr::ExprOptions { udfs: &ctx.udfs };
+            for f in dqlint_sql::expr::check_expression_with(&expr.text, options) {
                 let span = map_to_source(
                     ctx.project,
                     set.file,
@@ -38,9 +39,16 @@ fn compute(ctx: &Context) -> Vec<ExpressionFinding> {
                     &expr.text,
                     f.range.clone(),
                 );
+                let message = match f.kind {
+                    dqlint_sql::expr::ExprFact::UnknownFunction => with_consequence(
+                        &f.message,
+                        "Spark cannot resolve it, and the pipeline update fails when it starts",
+                    ),
+                    _ => f.message,
+                };
                 out.push(ExpressionFinding {
                     kind: f.kind,
-                    message: f.message,
+                    message,
                     file: set.file,
                     span,
                     expression_span: expr.span.clone(),
@@ -49,6 +57,15 @@ fn compute(ctx: &Context) -> Vec<ExpressionFinding> {
         }
     }
     out
+}
+
+/// A finding's message with what it means in the dialect at hand, ahead of
+/// a did-you-mean.
+pub fn with_consequence(message: &str, consequence: &str) -> String {
+    match message.split_once("; did you mean") {
+        Some((head, tail)) => format!("{head}: {consequence}; did you mean{tail}"),
+        None => format!("{message}: {consequence}"),
+    }
 }
 
 /// Maps a byte range of the decoded expression to the file.

@@ -277,6 +277,8 @@ registry! {
     "DQ303" "nondeterministic-rule" Warning Expectations sql/dq303_nondeterministic_rule;
     "DQ304" "token-in-rule" Warning Expectations sql/dq304_token_in_rule;
     "DQ305" "non-boolean-rule" Warning Expectations sql/dq305_non_boolean_rule;
+    "DQ306" "unknown-sql-function" Warning Expectations sql/dq306_unknown_sql_function;
+    "DQ307" "trailing-keyword-alias" Warning Expectations sql/dq307_trailing_keyword_alias;
     "DQ401" "table-name-not-qualified" Error Tokens dlq/dq401_table_name_not_qualified;
     "DQ402" "dlq-ddl-not-found" Info Quarantine dlq/dq402_dlq_ddl_not_found;
     "DQ403" "dlq-outbox-ddl-not-found" Warning Quarantine dlq/dq403_dlq_outbox_ddl_not_found;

@@ -34,6 +34,20 @@ pub enum ExprFact {
     SubstitutionToken,
     /// The top level cannot be boolean.
     NotBoolean,
+    /// A call of a function that is neither a Spark/Databricks built-in
+    /// nor a declared UDF.
+    UnknownFunction,
+    /// A complete expression followed by a bare keyword (`price > 0 AND`),
+    /// which Spark reads as an alias.
+    TrailingKeywordAlias,
+}
+
+/// What the project adds to the built-in functions.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExprOptions<'a> {
+    /// Functions the project declares (`[sql] udfs` in `dqlint.toml`),
+    /// lower case: calls of these one-part names are not unknown.
+    pub udfs: &'a [String],
 }
 
 /// Longest expression (in significant tokens) that is parsed. Longer ones are
@@ -317,6 +331,11 @@ const NON_BOOLEAN_FUNCS: &[&str] = &[
 
 /// Checks one expectation's SQL boolean expression (the decoded text).
 pub fn check_expression(text: &str) -> Vec<ExprFinding> {
+    check_expression_with(text, ExprOptions::default())
+}
+
+/// [`check_expression`] with the project's declared functions.
+pub fn check_expression_with(text: &str, options: ExprOptions) -> Vec<ExprFinding> {
     let mut findings = Vec::new();
 
     let subs = text::substitution_tokens(text);
@@ -333,12 +352,12 @@ pub fn check_expression(text: &str) -> Vec<ExprFinding> {
     }
 
     let prepared = text::blank_code_tokens(text, &subs);
-    findings.extend(check_prepared(&prepared));
+    findings.extend(check_prepared(&prepared, options));
     findings.sort_by_key(|f| (f.range.start, f.range.end));
     findings
 }
 
-fn check_prepared(text: &str) -> Vec<ExprFinding> {
+fn check_prepared(text: &str, options: ExprOptions) -> Vec<ExprFinding> {
     let dialect = DatabricksDialect {};
     let tokens = match Tokenizer::new(&dialect, text).tokenize_with_location() {
         Ok(t) => t,
@@ -351,7 +370,7 @@ fn check_prepared(text: &str) -> Vec<ExprFinding> {
         }
     };
     let tokens = fixup_tokens(text, tokens);
-    let ctx = Ctx::new(text, tokens);
+    let ctx = Ctx::new(text, tokens, options);
     if ctx.sig.is_empty() {
         return vec![syntax("the expression is empty".to_string(), 0..text.len())];
     }
@@ -362,34 +381,86 @@ fn check_prepared(text: &str) -> Vec<ExprFinding> {
         return Vec::new();
     }
 
-    let mut parser = Parser::new(&dialect)
-        .with_recursion_limit(RECURSION_LIMIT)
-        .with_tokens_with_locations(ctx.tokens.clone());
-    let expr = match parser.parse_expr() {
+    let expr = match ctx.parse() {
         Ok(e) => e,
-        Err(e) => return vec![ctx.parser_error(&e)],
+        Err(error) => return trailing_keyword_alias(&ctx).unwrap_or_else(|| vec![error]),
     };
-    let next = parser.peek_token();
-    if next.token != Token::EOF {
-        let range = ctx.range_at_location(next.span.start);
-        return vec![syntax(
-            format!(
-                "expected the end of the expression, found {}",
-                describe_token(&next.token)
-            ),
-            range,
-        )];
+    ctx.facts(&expr)
+}
+
+/// Keywords that Spark, parsing an expression, takes as the alias of the
+/// complete expression before them (`price > 0 AND` runs as
+/// `price > 0 AS AND`; observed with pyspark 4.3, `F.expr` and `SELECT`).
+const TRAILING_KEYWORDS: &[&str] = &[
+    "ALL", "AND", "ANY", "AS", "BETWEEN", "BY", "CASE", "CAST", "DISTINCT", "DIV", "ELSE", "END",
+    "ESCAPE", "EXISTS", "FALSE", "FILTER", "FROM", "GROUP", "HAVING", "ILIKE", "IN", "INTERVAL",
+    "IS", "JOIN", "LIKE", "LIMIT", "NOT", "NULL", "ON", "OR", "ORDER", "OVER", "REGEXP", "RLIKE",
+    "SELECT", "SOME", "THEN", "TRUE", "UNION", "WHEN", "WHERE",
+];
+
+/// An expression that does not parse because it ends in a bare keyword
+/// after a complete expression: the DQ307 finding at the keyword, and the
+/// facts of the expression before it (what Spark runs).
+fn trailing_keyword_alias(ctx: &Ctx) -> Option<Vec<ExprFinding>> {
+    let &last = ctx.sig.last()?;
+    if ctx.sig.len() < 2 {
+        return None;
+    }
+    let word = unquoted_word(&ctx.tokens[last].token)?;
+    if !TRAILING_KEYWORDS.contains(&word.as_str()) {
+        return None;
+    }
+    let prefix = Ctx::new(ctx.text, ctx.tokens[..last].to_vec(), ctx.options);
+    let expr = prefix.parse().ok()?;
+    let range = ctx.ranges[last].clone();
+    let keyword = &ctx.text[range.clone()];
+    let mut out = vec![ExprFinding {
+        kind: ExprFact::TrailingKeywordAlias,
+        message: format!(
+            "the expression ends in `{keyword}`: Spark reads the trailing keyword as an alias \
+             (`... AS {keyword}`) and runs only what comes before it, so the condition meant \
+             to follow `{keyword}` is silently missing"
+        ),
+        range,
+    }];
+    out.extend(prefix.facts(&expr));
+    Some(out)
+}
+
+impl Ctx<'_> {
+    /// The tokens as one expression that reaches the end of the text.
+    fn parse(&self) -> Result<Expr, ExprFinding> {
+        let dialect = DatabricksDialect {};
+        let mut parser = Parser::new(&dialect)
+            .with_recursion_limit(RECURSION_LIMIT)
+            .with_tokens_with_locations(self.tokens.clone());
+        let expr = parser.parse_expr().map_err(|e| self.parser_error(&e))?;
+        let next = parser.peek_token();
+        if next.token != Token::EOF {
+            let range = self.range_at_location(next.span.start);
+            return Err(syntax(
+                format!(
+                    "expected the end of the expression, found {}",
+                    describe_token(&next.token)
+                ),
+                range,
+            ));
+        }
+        Ok(expr)
     }
 
-    let mut out = ctx.row_level_findings(&expr);
-    if let Some(reason) = non_boolean_reason(&expr) {
-        out.push(ExprFinding {
-            kind: ExprFact::NotBoolean,
-            message: format!("the expression cannot be boolean: it is {reason}"),
-            range: ctx.whole_range(),
-        });
+    /// The facts of an expression that parses.
+    fn facts(&self, expr: &Expr) -> Vec<ExprFinding> {
+        let mut out = self.row_level_findings(expr);
+        if let Some(reason) = non_boolean_reason(expr) {
+            out.push(ExprFinding {
+                kind: ExprFact::NotBoolean,
+                message: format!("the expression cannot be boolean: it is {reason}"),
+                range: self.whole_range(),
+            });
+        }
+        out
     }
-    out
 }
 
 fn syntax(message: String, range: Range<usize>) -> ExprFinding {
@@ -599,10 +670,11 @@ struct Ctx<'a> {
     sig: Vec<usize>,
     /// For each parenthesis token index, the index of its partner.
     partner: Vec<Option<usize>>,
+    options: ExprOptions<'a>,
 }
 
 impl<'a> Ctx<'a> {
-    fn new(text: &'a str, tokens: Vec<TokenWithSpan>) -> Self {
+    fn new(text: &'a str, tokens: Vec<TokenWithSpan>, options: ExprOptions<'a>) -> Self {
         let ranges = text::token_ranges(text, &tokens);
         let sig: Vec<usize> = (0..tokens.len())
             .filter(|&i| !text::is_trivia(&tokens[i].token))
@@ -627,6 +699,7 @@ impl<'a> Ctx<'a> {
             ranges,
             sig,
             partner,
+            options,
         }
     }
 
@@ -757,6 +830,24 @@ impl<'a> Ctx<'a> {
         Some(self.ranges[first].start..self.ranges[end_tok].end)
     }
 
+    /// The range of a function's name (all its parts).
+    fn name_range(&self, f: &Function) -> Option<Range<usize>> {
+        let idents: Vec<&sqlparser::ast::Ident> = f
+            .name
+            .0
+            .iter()
+            .filter_map(|p| match p {
+                ObjectNamePart::Identifier(i) => Some(i),
+                _ => None,
+            })
+            .collect();
+        let first = self.token_at_location(idents.first()?.span.start)?;
+        let last = self
+            .token_at_location(idents.last()?.span.start)
+            .unwrap_or(first);
+        Some(self.ranges[first].start..self.ranges[last].end)
+    }
+
     /// The range of a subquery: the parentheses around it.
     fn subquery_range(&self, q: &Query) -> Range<usize> {
         let start = q.span().start;
@@ -835,6 +926,23 @@ impl<'a> Ctx<'a> {
     fn function_findings(&self, f: &Function, out: &mut Vec<ExprFinding>) {
         let Some(name) = builtin_name(f) else { return };
         let range = || self.call_range(f).unwrap_or_else(|| self.whole_range());
+        // `s LIKE ALL ('%a%', ...)` parses as a call of `all`
+        let quantifier = name == "all";
+        if !quantifier && !crate::functions::is_builtin(&name) && !self.options.udfs.contains(&name)
+        {
+            let suggestion = crate::functions::closest_builtin(&name)
+                .map(|c| format!("; did you mean `{c}`?"))
+                .unwrap_or_default();
+            out.push(ExprFinding {
+                kind: ExprFact::UnknownFunction,
+                message: format!(
+                    "`{name}` is not a Spark or Databricks SQL built-in function, nor a UDF \
+                     declared in `dqlint.toml` (`[sql] udfs`){suggestion}"
+                ),
+                range: self.name_range(f).unwrap_or_else(range),
+            });
+            return;
+        }
         if f.over.is_some() {
             out.push(ExprFinding {
                 kind: ExprFact::NotRowLevel,

@@ -1,6 +1,7 @@
 //! Databricks SQL support for dqlint.
 //!
 //! * [`expr`]: checks of one expectation's boolean SQL expression, as typed facts.
+//! * [`functions`]: the Spark and Databricks SQL built-in functions (generated data).
 //! * [`ddl`]: a small catalog of the `CREATE TABLE` / `ALTER TABLE` / `UPDATE`
 //!   statements of a `.sql` file, used for the DLQ checks.
 //! * [`ident`]: multi-part table names.
@@ -13,6 +14,7 @@
 pub mod columns;
 pub mod ddl;
 pub mod expr;
+pub mod functions;
 pub mod ident;
 
 mod text;

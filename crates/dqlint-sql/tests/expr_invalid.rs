@@ -6,7 +6,17 @@ use dqlint_sql::expr::ExprFact::{self, *};
 /// (expression, fact, range start, text under the range)
 const INVALID: &[(&str, ExprFact, usize, &str)] = &[
     // syntax errors (DQ301)
-    ("price > 0 AND", SyntaxError, 13, ""),
+    // a trailing keyword is an alias in Spark (DQ307), never a syntax error
+    ("price > 0 AND", TrailingKeywordAlias, 10, "AND"),
+    (
+        "price > 0 and -- more later",
+        TrailingKeywordAlias,
+        10,
+        "and",
+    ),
+    ("(a OR b) NOT", TrailingKeywordAlias, 9, "NOT"),
+    ("a IS", TrailingKeywordAlias, 2, "IS"),
+    ("price > 0 AND qty >", SyntaxError, 19, ""),
     ("price >> = 0", SyntaxError, 6, ">>"),
     ("price > 0 price < 10", SyntaxError, 10, "price"),
     ("(a > 0", SyntaxError, 6, ""),
@@ -18,7 +28,16 @@ const INVALID: &[(&str, ExprFact, usize, &str)] = &[
     ("a BETWEEN 1", SyntaxError, 11, ""),
     ("a IS NOT", SyntaxError, 8, ""),
     ("a > = 0", SyntaxError, 4, "="),
-    ("status = 'a' OR", SyntaxError, 15, ""),
+    ("status = 'a' OR", TrailingKeywordAlias, 13, "OR"),
+    // unknown functions (DQ306), at the name
+    ("lenght(name) > 0", UnknownFunction, 0, "lenght"),
+    ("a > 0 AND my_udf(a)", UnknownFunction, 10, "my_udf"),
+    (
+        "SYSTEM.BUILTIN.lenght(a) > 0",
+        UnknownFunction,
+        0,
+        "SYSTEM.BUILTIN.lenght",
+    ),
     ("", SyntaxError, 0, ""),
     ("   ", SyntaxError, 0, "   "),
     ("-- only a comment", SyntaxError, 0, "-- only a comment"),
@@ -180,13 +199,45 @@ fn several_findings_in_one_expression() {
 }
 
 #[test]
+fn trailing_keyword_keeps_the_facts_of_what_spark_runs() {
+    let text = "count(x) > 0 AND";
+    let got: Vec<(ExprFact, String)> = check_expression(text)
+        .iter()
+        .map(|f| (f.kind, text[f.range.clone()].to_string()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (NotRowLevel, "count(x)".to_string()),
+            (TrailingKeywordAlias, "AND".to_string())
+        ]
+    );
+}
+
+#[test]
+fn unknown_function_names_the_closest_builtin_and_spares_udfs() {
+    let f = check_expression("lenght(name) > 0");
+    assert!(
+        f[0].message.contains("did you mean `length`?"),
+        "{}",
+        f[0].message
+    );
+    let udfs = vec!["is_valid_sku".to_string()];
+    let options = dqlint_sql::expr::ExprOptions { udfs: &udfs };
+    assert!(dqlint_sql::expr::check_expression_with("is_valid_sku(sku)", options).is_empty());
+    assert!(dqlint_sql::expr::check_expression_with("IS_VALID_SKU(sku)", options).is_empty());
+    // qualified names are catalog functions: not checked
+    assert!(check_expression("main.tools.is_valid_sku(sku)").is_empty());
+}
+
+#[test]
 fn token_plus_syntax_error_reports_both() {
     // the token is blanked for parsing; the real syntax error still shows
-    let text = "x > {min} AND";
+    let text = "x > {min} AND y >";
     let f = check_expression(text);
     let got: Vec<(ExprFact, &str)> = f.iter().map(|f| (f.kind, &text[f.range.clone()])).collect();
     assert_eq!(got, vec![(SubstitutionToken, "{min}"), (SyntaxError, "")]);
-    assert_eq!(f[1].range, 13..13);
+    assert_eq!(f[1].range, 17..17);
 }
 
 #[test]

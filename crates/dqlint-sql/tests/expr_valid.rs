@@ -161,7 +161,7 @@ const VALID: &[&str] = &[
     "try_cast(x:a AS INT) > 0",
     "raw:store.fruit[*].weight IS NOT NULL",
     "x:price::decimal(10,2) > 0",
-    "some_fn(a => 1)",
+    "mask(ssn, upperChar => 'X') = ssn",
     "if(x IS NULL, false, x > 0)",
     "nullif(a, '') IS NOT NULL",
     "x = \"it's\"",

@@ -4,13 +4,15 @@ pub mod dq302_not_row_level;
 pub mod dq303_nondeterministic_rule;
 pub mod dq304_token_in_rule;
 pub mod dq305_non_boolean_rule;
+pub mod dq306_unknown_sql_function;
+pub mod dq307_trailing_keyword_alias;
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
 use dqlint_sql::expr::ExprFact;
 
-/// The five SQL rules share one pass over the expressions; each reports the
+/// The SQL rules share one pass over the expressions; each reports the
 /// facts of one kind.
 pub(crate) fn report_expression_findings(
     ctx: &Context,

@@ -44,6 +44,10 @@
 //!   name: positive_amount_and_quantity
 //! ```
 //!
+//! An expression that ends in a bare keyword after a complete expression
+//! (`amount >= 0 AND`) is not a syntax error in Spark, which reads the
+//! keyword as an alias: that is DQ307.
+//!
 //! ## Fix
 //! Correct the SQL.
 
