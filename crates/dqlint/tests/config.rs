@@ -170,7 +170,34 @@ fn unknown_key_names_line_and_column() {
     let dir = project(&[("dqlint.toml", "select = [\"DQ2\"]\n\nselct = [\"DQ4\"]\n")]);
     assert_config_error(
         &dqlint(dir.path(), &[]),
-        "dqlint: error: dqlint.toml:3:1: unknown key `selct` (expected one of `select`, `ignore`, `envs`, `ddl`, `severity`, `overrides`); did you mean `select`?",
+        "dqlint: error: dqlint.toml:3:1: unknown key `selct` (expected one of `select`, `ignore`, `envs`, `ddl`, `severity`, `sql`, `overrides`); did you mean `select`?",
+    );
+}
+
+/// `[sql] udfs`: a declared function is not an unknown one (DQ306), and
+/// an entry that is not a one-part name is refused at its place.
+#[test]
+fn declared_udfs_are_not_unknown_functions() {
+    let rules = "order_id IS NOT NULL:\n  action: drop\n  name: valid_order_id\nis_valid_sku(sku):\n  action: warn\n  name: non_negative_amount\n";
+    let dir = project(&[("expectations/orders_quality.yaml", rules)]);
+    let out = dqlint(dir.path(), &[]);
+    assert!(
+        stdout(&out).contains("warning[DQ306] `is_valid_sku` is not"),
+        "{}",
+        stdout(&out)
+    );
+
+    let dir = project(&[
+        ("expectations/orders_quality.yaml", rules),
+        ("dqlint.toml", "[sql]\nudfs = [\"IS_VALID_SKU\"]\n"),
+    ]);
+    let out = dqlint(dir.path(), &[]);
+    assert!(!stdout(&out).contains("DQ306"), "{}", stdout(&out));
+
+    let dir = project(&[("dqlint.toml", "[sql]\nudfs = [\"main.tools.f\"]\n")]);
+    assert_config_error(
+        &dqlint(dir.path(), &[]),
+        "dqlint: error: dqlint.toml:2:9: `main.tools.f` is not a function name: list the one-part name a rule calls (a qualified `catalog.schema.fn` call is never reported)",
     );
 }
 
