@@ -644,7 +644,7 @@ mod tests {
     fn mistakes_have_a_line_and_column() {
         assert_eq!(
             error("select = [\"DQ1\"]\n\nselct = [\"DQ4\"]\n"),
-            "dqlint.toml:3:1: unknown key `selct` (expected one of `select`, `ignore`, `envs`, `ddl`, `severity`, `overrides`); did you mean `select`?"
+            "dqlint.toml:3:1: unknown key `selct` (expected one of `select`, `ignore`, `envs`, `ddl`, `severity`, `sql`, `overrides`); did you mean `select`?"
         );
         assert_eq!(
             error("ignore = [\"DQ402\", \"DQ999\"]\n"),

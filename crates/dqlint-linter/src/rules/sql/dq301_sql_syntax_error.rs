@@ -31,7 +31,7 @@
 //!
 //! `expectations/orders.yaml`:
 //! ```yaml
-//! amount >= 0 AND:
+//! amount >= 0 AND quantity > 0):
 //!   action: drop
 //!   name: positive_amount_and_quantity
 //! ```
