@@ -1,7 +1,9 @@
 //! ## What it does
 //! Reports a call of a function that is neither a Spark or Databricks SQL
 //! built-in nor a UDF the project declares, with the closest built-in
-//! (`lenght` -> `length`). The Spark list is generated from Spark's own
+//! (`lenght` -> `length`).
+//!
+//! The Spark list is generated from Spark's own
 //! function registry (`SHOW SYSTEM FUNCTIONS` on pyspark 4.3.0; the data
 //! and the command that regenerates it are in `crates/dqlint-sql/data/`);
 //! the Databricks-only built-ins (`ai_*`, `h3_*`, `st_*`, `read_files`,

@@ -1,8 +1,9 @@
 //! ## What it does
 //! Reports an expression that ends in a bare keyword after a complete
-//! expression (`price > 0 AND`, `status = 'a' OR`, `x IS`). This is not
-//! a syntax error (DQ301 never reports it): Spark reads the keyword as an
-//! alias, `price > 0 AS AND`, and runs the expression before it. Observed
+//! expression (`price > 0 AND`, `status = 'a' OR`, `x IS`): Spark reads
+//! the keyword as an alias and runs the expression before it.
+//!
+//! This is not a syntax error (DQ301 never reports it). Observed
 //! with pyspark 4.3.0: `spark.sql("select 1 > 0 AND")` returns one column
 //! named `AND`, and `F.expr("price > 0 AND")` (how DLT expectations and
 //! DQX filters are evaluated) is `price > 0` aliased `AND`; every keyword
