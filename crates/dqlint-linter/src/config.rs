@@ -350,10 +350,10 @@ impl Config {
     /// What to load: `--env` values win over `envs`; `ddl` picks the
     /// `.sql` files.
     pub fn load_options(&self, cli_envs: &[String]) -> dqlint_project::LoadOptions {
-        let envs = if cli_envs.is_empty() {
-            self.envs.clone().unwrap_or_default()
-        } else {
-            cli_envs.to_vec()
+        let (envs, envs_from) = match (&self.envs, cli_envs.is_empty()) {
+            (Some(envs), true) => (envs.clone(), self.path.clone()),
+            (None, true) => (Vec::new(), None),
+            (_, false) => (cli_envs.to_vec(), None),
         };
         let ddl = self.ddl.as_ref().map(|patterns| {
             let mut builder = GlobSetBuilder::new();
@@ -368,6 +368,7 @@ impl Config {
         dqlint_project::LoadOptions {
             envs,
             ddl,
+            envs_from,
             ..Default::default()
         }
     }

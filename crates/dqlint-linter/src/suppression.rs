@@ -595,7 +595,9 @@ fn fed_by_broken(kind: FileKind, broken: &HashSet<FileKind>) -> bool {
         // tokens.
         Flowgroup => broken.iter().any(|k| model(k) && *k != Flowgroup),
         Template | Preset | Blueprint => broken.iter().any(model),
-        ProjectConfig | Substitutions | PipelineConfig | DqxChecks | DqxRunConfig => false,
+        ProjectConfig | Substitutions | PipelineConfig | DqxChecks | DqxRunConfig | LintConfig => {
+            false
+        }
     }
 }
 

@@ -83,7 +83,7 @@ pub fn relint(
         .get(edited.0 as usize)
         .map(|f| f.kind)
         .ok_or_else(|| NoSlice::UnknownFile(format!("file #{}", edited.0)))?;
-    if kind == FileKind::ProjectConfig {
+    if matches!(kind, FileKind::ProjectConfig | FileKind::LintConfig) {
         return Err(NoSlice::LibraryChanged(base.file(edited).rel.clone()));
     }
     let text_of = |id: FileId| -> Arc<str> {
@@ -143,7 +143,10 @@ pub fn relint(
         ),
         // Checks files: their findings are their own (the edited file is
         // in `also`).
-        FileKind::Expectations | FileKind::ProjectConfig | FileKind::DqxChecks => {}
+        FileKind::Expectations
+        | FileKind::ProjectConfig
+        | FileKind::LintConfig
+        | FileKind::DqxChecks => {}
     }
     // Files whose findings every flowgroup reading or built from them
     // shares: an expectations file, a template, preset or blueprint. One

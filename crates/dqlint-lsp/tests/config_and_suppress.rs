@@ -236,3 +236,33 @@ async fn hover_on_a_suppressed_code_shows_the_rule() {
     );
     assert!(client.shutdown_and_exit().await);
 }
+
+/// DQ602 for an environment that `envs` in dqlint.toml lists is published
+/// on dqlint.toml, at the name (not at `lhp.yaml:1:1`), and goes away when
+/// the file no longer lists it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dq602_for_an_environment_of_dqlint_toml_is_published_on_its_line() {
+    let project = orders_project();
+    let config = project.path("dqlint.toml");
+    std::fs::write(&config, "# environments\nenvs = [\"dev\", \"staging\"]\n").unwrap();
+    let config_uri = project.uri("dqlint.toml");
+    let mut client = TestClient::start();
+    client.initialize(&project.root, OPTIONS()).await;
+    let published = client
+        .diagnostics(&config_uri, |p| !codes(p).is_empty())
+        .await;
+    assert_eq!(codes(&published), ["DQ602"]);
+    let d = diagnostic(&published, "DQ602");
+    assert_eq!(d["range"], range((1, 16), (1, 23)), "{d:#}");
+    assert!(
+        d["message"].as_str().unwrap().contains("`staging`"),
+        "{d:#}"
+    );
+
+    std::fs::write(&config, "envs = [\"dev\"]\n").unwrap();
+    client.watched(&config, 2);
+    client
+        .diagnostics(&config_uri, |p| codes(p).is_empty())
+        .await;
+    assert!(client.shutdown_and_exit().await);
+}

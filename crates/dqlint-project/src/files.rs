@@ -25,11 +25,15 @@ pub enum FileKind {
     DqxChecks,
     /// A DQX run config (`config.yml` with `run_configs`).
     DqxRunConfig,
+    /// The `dqlint.toml` whose `envs` chose the environments (TOML, not
+    /// parsed here: `dqlint-linter::config` reads it); a project file so
+    /// that findings about those environments (DQ602) can point at it.
+    LintConfig,
 }
 
 impl FileKind {
     pub fn is_yaml(self) -> bool {
-        !matches!(self, FileKind::Sql)
+        !matches!(self, FileKind::Sql | FileKind::LintConfig)
     }
 }
 

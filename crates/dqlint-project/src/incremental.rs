@@ -110,7 +110,7 @@ impl Project {
                 .files
                 .get(id.0 as usize)
                 .ok_or_else(|| NoSlice::UnknownFile(format!("file #{}", id.0)))?;
-            if file.kind == FileKind::ProjectConfig {
+            if matches!(file.kind, FileKind::ProjectConfig | FileKind::LintConfig) {
                 return Err(NoSlice::LibraryChanged(file.rel.clone()));
             }
             if matches!(file.kind, FileKind::DqxChecks | FileKind::DqxRunConfig) {
@@ -402,6 +402,7 @@ impl Project {
             files,
             envs,
             missing_envs: self.missing_envs.clone(),
+            envs_from: self.envs_from,
             flowgroups,
             templates,
             presets,

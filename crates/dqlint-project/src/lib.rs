@@ -51,6 +51,10 @@ pub struct LoadOptions {
     /// Globs (project-relative) of the `.sql` files to read; `None`: every
     /// `.sql` file under the root (`ddl` in `dqlint.toml`).
     pub ddl: Option<globset::GlobSet>,
+    /// The `dqlint.toml` whose `envs` gave [`LoadOptions::envs`] (none when
+    /// they came from `--env` or are the default): read as a project file
+    /// ([`FileKind::LintConfig`], [`Project::envs_from`]).
+    pub envs_from: Option<PathBuf>,
 }
 
 #[derive(Debug)]
@@ -60,6 +64,9 @@ pub struct Project {
     pub envs: Vec<Env>,
     /// Environments asked for with `--env` that have no substitutions file.
     pub missing_envs: Vec<String>,
+    /// The `dqlint.toml` that listed the environments (`envs`), when they
+    /// came from it ([`LoadOptions::envs_from`]).
+    pub envs_from: Option<FileId>,
     pub flowgroups: Vec<Flowgroup>,
     pub templates: HashMap<String, Template>,
     pub presets: HashMap<String, Preset>,
@@ -195,6 +202,7 @@ impl Project {
                 files: loader.files,
                 envs: Vec::new(),
                 missing_envs: Vec::new(),
+                envs_from: None,
                 flowgroups: Vec::new(),
                 templates: HashMap::new(),
                 presets: HashMap::new(),
@@ -323,6 +331,23 @@ impl Project {
 
         loader.add_dqx_files(&root);
 
+        // Last, so that flowgroup ids stay one run after lhp.yaml's.
+        // A configuration given as text (tests) or gone since it was read
+        // is not a file findings can point at.
+        let envs_from = options
+            .envs_from
+            .as_ref()
+            .filter(|path| options.overlay.contains_key(*path) || path.is_file())
+            .map(|path| {
+                let path = match options.overlay.contains_key(path) {
+                    true => path.clone(),
+                    false => std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()),
+                };
+                let id = loader.add(path, FileKind::LintConfig);
+                loader.parse_pending();
+                id
+            });
+
         timings::phase_done("load: expectations + sql");
         problems.extend(preset_file_problems(&loader.files, &preset_ids));
         let walk_errors = std::mem::take(&mut loader.walk_errors);
@@ -331,6 +356,7 @@ impl Project {
             files: loader.files,
             envs,
             missing_envs,
+            envs_from,
             flowgroups,
             templates,
             presets,

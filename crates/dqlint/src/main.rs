@@ -521,9 +521,6 @@ fn lint_command(mut args: LintArgs) -> Result<ExitCode, String> {
                 }
             }
         }
-        if args.envs.is_empty() {
-            config_env_warnings(&config, &project, &base);
-        }
         let paused = dqlint_linter::suppression::paused_unused_checks(&project);
         let dq009 = dqlint_linter::find("DQ009").expect("DQ009 is a rule");
         let matches = |list: &[String]| {
@@ -594,38 +591,6 @@ fn lint_command(mut args: LintArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// DQ602 is reported at `lhp.yaml` (a finding's place is a project file);
-/// for an environment that `envs` in dqlint.toml asks for, stderr also
-/// points at where it is listed.
-fn config_env_warnings(config: &Config, project: &Project, base: &Path) {
-    let (Some(envs), Some(path)) = (&config.envs, &config.path) else {
-        return;
-    };
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let shown = path.strip_prefix(base).unwrap_or(path).display();
-    for env in &project.missing_envs {
-        if !envs.contains(env) {
-            continue;
-        }
-        let at = [format!("\"{env}\""), format!("'{env}'")]
-            .iter()
-            .filter_map(|quoted| text.find(quoted.as_str()))
-            .min();
-        let place = match at {
-            Some(offset) => {
-                let before = &text[..offset + 1];
-                let line = before.matches('\n').count() + 1;
-                let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-                format!("{shown}:{line}:{column}")
-            }
-            None => shown.to_string(),
-        };
-        eprintln!(
-            "dqlint: warning: {place}: environment `{env}` has no substitutions/{env}.yaml (DQ602)"
-        );
-    }
 }
 
 /// `dqlint rule --generate-docs [--check]`: the rule pages and README table.

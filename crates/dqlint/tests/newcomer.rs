@@ -862,13 +862,74 @@ fn dq602_for_an_environment_of_the_configuration_points_at_its_line() {
         "dqlint.toml",
         "# environments\nenvs = [\"dev\", \"staging\"]\n",
     );
-    let o = run_in(dir.path(), &["lint", "--no-cache"]);
+    // text (concise and full): the finding itself is at the name.
+    let o = run_in(dir.path(), &["lint", "--no-cache", "--format", "concise"]);
     assert!(
-        err(&o).contains(
-            "dqlint.toml:2:17: environment `staging` has no substitutions/staging.yaml (DQ602)"
+        out(&o).contains(
+            "dqlint.toml:2:17: warning[DQ602] environment `staging` has no `substitutions/staging.yaml`"
+        ),
+        "{}{}",
+        out(&o),
+        err(&o)
+    );
+    assert!(!out(&o).contains("lhp.yaml"), "{}", out(&o));
+    let full = out(&run_in(dir.path(), &["lint", "--no-cache"]));
+    assert!(full.contains("dqlint.toml:2:17"), "{full}");
+    assert!(
+        full.contains(r#"envs = ["dev", "staging"]"#),
+        "the snippet is the line: {full}"
+    );
+    // json
+    let doc = lint_json(dir.path(), &[]);
+    let d = &doc["diagnostics"][0];
+    assert_eq!(d["code"], "DQ602");
+    assert_eq!(d["file"], "dqlint.toml");
+    assert_eq!(
+        d["range"]["start"],
+        serde_json::json!({"line": 2, "column": 17})
+    );
+    assert_eq!(
+        d["range"]["end"],
+        serde_json::json!({"line": 2, "column": 24})
+    );
+    // sarif
+    let o = run_in(dir.path(), &["lint", "--no-cache", "--format", "sarif"]);
+    let log: Value = serde_json::from_str(&out(&o)).unwrap();
+    let result = &log["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "DQ602");
+    let at = &result["locations"][0]["physicalLocation"];
+    assert_eq!(at["artifactLocation"]["uri"], "dqlint.toml");
+    assert_eq!(at["region"]["startLine"], 2);
+    assert_eq!(at["region"]["startColumn"], 17);
+    // github
+    let o = run_in(dir.path(), &["lint", "--no-cache", "--format", "github"]);
+    assert!(
+        out(&o).contains(
+            "::warning file=dqlint.toml,line=2,col=17,endLine=2,endColumn=24,title=DQ602::"
         ),
         "{}",
-        err(&o)
+        out(&o)
+    );
+    // An environment given with --env has no line in dqlint.toml: lhp.yaml.
+    let doc = lint_json(dir.path(), &["--env", "prd"]);
+    let d = &doc["diagnostics"][0];
+    assert_eq!(
+        (&d["code"], &d["file"]),
+        (&"DQ602".into(), &"lhp.yaml".into())
+    );
+    // --config elsewhere in the project: that file's line.
+    write(
+        dir.path(),
+        "ci/dqlint.toml",
+        "envs = [\n  \"dev\",\n  \"qa\",\n]\n",
+    );
+    std::fs::remove_file(dir.path().join("dqlint.toml")).unwrap();
+    let doc = lint_json(dir.path(), &["--config", "ci/dqlint.toml"]);
+    let d = &doc["diagnostics"][0];
+    assert_eq!(d["file"], "ci/dqlint.toml", "{d:#}");
+    assert_eq!(
+        d["range"]["start"],
+        serde_json::json!({"line": 3, "column": 4})
     );
 }
 

@@ -1,6 +1,8 @@
 //! ## What it does
 //! Reports an environment requested with `--env` (or in `dqlint.toml`)
-//! that has no `substitutions/<env>.yaml`.
+//! that has no `substitutions/<env>.yaml`. One listed in `envs` of
+//! `dqlint.toml` is reported at its name there; one given with `--env`,
+//! at `lhp.yaml`.
 //!
 //! ## Why is this bad?
 //! LHP never says so (its LHP-IO-006 is dead code): a typo'd environment
@@ -71,6 +73,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     let Some(lhp) = ctx.project.project_config() else {
         return;
     };
+    let config = ctx.project.envs_from.map(|id| ctx.project.file(id));
     let existing: Vec<String> = ctx
         .project
         .files
@@ -88,8 +91,68 @@ pub fn check(ctx: &Context, out: &mut Findings) {
         } else {
             format!("existing: {}", existing.join(", "))
         };
-        out.push(Diagnostic::at(me, lhp.id, 0..0, format!(
+        let (file, span) = match config.and_then(|c| listed_at(&c.text, env).map(|s| (c.id, s))) {
+            Some(at) => at,
+            None => (lhp.id, 0..0),
+        };
+        out.push(Diagnostic::at(me, file, span, format!(
             "environment `{env}` has no `substitutions/{env}.yaml` ({known}); no token resolves in it"
         )).env(env));
+    }
+}
+
+/// Where `env` is named (inside its quotes) in the `envs = [...]` array of
+/// a `dqlint.toml`'s text; `None` when the text does not spell it so.
+fn listed_at(text: &str, env: &str) -> Option<std::ops::Range<usize>> {
+    let mut offset = 0;
+    let mut array = None;
+    for line in text.split_inclusive('\n') {
+        let key = line.trim_start();
+        if let Some(rest) = key.strip_prefix("envs") {
+            if rest.trim_start().starts_with('=') {
+                array = Some(offset + line.len() - key.len());
+                break;
+            }
+        }
+        offset += line.len();
+    }
+    let from = array?;
+    let after = &text[from..];
+    // The array ends at the first `]` outside a string; TOML environment
+    // names hold no `]`, so the first one will do.
+    let end = after.find(']').map_or(after.len(), |i| i + 1);
+    let mut best: Option<usize> = None;
+    for quote in ['"', '\''] {
+        let needle = format!("{quote}{env}{quote}");
+        let mut search = 0;
+        while let Some(i) = after[search..end].find(&needle) {
+            let at = search + i;
+            // Not inside a comment of the array's lines.
+            let line_start = after[..at].rfind('\n').map_or(0, |n| n + 1);
+            if !after[line_start..at].contains('#') {
+                best = Some(best.map_or(at, |b: usize| b.min(at)));
+                break;
+            }
+            search = at + 1;
+        }
+    }
+    best.map(|at| from + at + 1..from + at + 1 + env.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::listed_at;
+
+    #[test]
+    fn finds_the_name_inside_the_envs_array() {
+        let text = "# \"staging\" is new\nselect = [\"staging\"]\nenvs = [\"dev\", 'staging']\n";
+        let span = listed_at(text, "staging").unwrap();
+        assert_eq!(&text[span.clone()], "staging");
+        assert!(text[..span.start].ends_with("\"dev\", '"));
+        let multi = "envs = [\n  \"dev\", # not \"prd\"\n  \"prd\",\n]\n";
+        let span = listed_at(multi, "prd").unwrap();
+        assert_eq!(&multi[span.start - 3..span.start], "  \"");
+        assert_eq!(listed_at("envs = [\"dev\"]\n", "prd"), None);
+        assert_eq!(listed_at("select = [\"prd\"]\n", "prd"), None);
     }
 }
