@@ -2,22 +2,30 @@
 # dqlint's benchmark (see docs/performance.md):
 #   1. dqlint vs `lhp validate` (lakehouse-plumber 0.9.3) on the corpus's
 #      performance_testing project, side by side, interleaved runs, medians;
-#   2. the scaling curve on generated projects of 1k, 10k and 50k flowgroups.
+#   2. the scaling curve on generated projects of 1k, 10k and 50k flowgroups;
+#   3. dqlint vs DQX's own validate_checks (databricks-labs-dqx 0.17.0,
+#      bench/dqx_validate.py) on a generated project of 2,000 checks files.
 #
-# Usage: bench/run.sh [--runs N] [--no-lhp] [--sizes "1000 10000 50000"]
-# Needs: cargo, python3 (for the lhp venv and the medians), /usr/bin/time.
-# LHP is installed from PyPI into target/bench/lhp-venv (not committed);
-# set LHP=/path/to/lhp to use another one.
+# Usage: bench/run.sh [--runs N] [--no-lhp] [--no-dqx] [--sizes "1000 10000 50000"]
+#                     [--dqx-files 2000]
+# Needs: cargo, python3 (for the venvs and the medians), /usr/bin/time.
+# LHP and DQX are installed from PyPI into target/bench/{lhp,dqx}-venv (not
+# committed); set LHP=/path/to/lhp or DQX_PYTHON=/path/to/python (a Python
+# with databricks-labs-dqx) to use others.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runs=5
 with_lhp=1
+with_dqx=1
 sizes="1000 10000 50000"
+dqx_files=2000
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --no-lhp) with_lhp=0; shift ;;
+    --no-dqx) with_dqx=0; shift ;;
+    --dqx-files) dqx_files="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
@@ -117,3 +125,36 @@ for n in $sizes; do
   printf '| %10s | %6s | %6s | %9s | %12s | %7s | %13s |\n' "$n" "$files" "$mb" "$ms" "$mb_rss" "$cpu" "$per"
   rm -rf "$out"
 done
+
+if [ "$with_dqx" = 1 ]; then
+  dqx_python="${DQX_PYTHON:-}"
+  if [ -z "$dqx_python" ]; then
+    venv="$PWD/target/bench/dqx-venv"
+    if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import databricks.labs.dqx' 2>/dev/null; then
+      python3 -m venv "$venv"
+      "$venv/bin/pip" install -q "databricks-labs-dqx==0.17.0" "pyspark==4.3.0" "pandas<3" pyarrow \
+        grpcio grpcio-status googleapis-common-protos zstandard
+    fi
+    dqx_python="$venv/bin/python"
+  fi
+  project="$work/dqx"
+  summary=$("$gen" gen-dqx --files "$dqx_files" --plant 50 "$project")
+  # DQX files are linted inside an LHP project: an empty one around them.
+  printf 'name: dqx_bench\nversion: "1.0"\n' > "$project/lhp.yaml"
+  "$dqx_python" bench/dqx_validate.py "$project/quality" >/dev/null || true   # warm-up
+  : > "$work/dqx"; : > "$work/dqx_cold"
+  for i in $(seq "$runs"); do
+    timed "$work/dqx" "$dqx_python" bench/dqx_validate.py "$project/quality"
+    timed "$work/dqx_cold" "$dqlint" lint "$project" --format json --no-cache
+  done
+  read -r dqx_ms dqx_mb dqx_cpu < <(stats "$work/dqx")
+  read -r cold_ms cold_mb cold_cpu < <(stats "$work/dqx_cold")
+  echo
+  echo "DQX: $summary"
+  echo "median of $runs interleaved runs:"
+  printf '| %-44s | %9s | %12s | %7s |\n' "command" "wall ms" "peak RSS MB" "CPU ms"
+  printf '|%s|%s|%s|%s|\n' "----------------------------------------------" "-----------" "--------------" "---------"
+  printf '| %-44s | %9s | %12s | %7s |\n' "DQX load + validate_checks (dqx_validate.py)" "$dqx_ms" "$dqx_mb" "$dqx_cpu"
+  printf '| %-44s | %9s | %12s | %7s |\n' "dqlint lint --no-cache" "$cold_ms" "$cold_mb" "$cold_cpu"
+  python3 -c "print(f'ratio DQX/dqlint: wall {$dqx_ms/$cold_ms:.1f}x, CPU {$dqx_cpu/max($cold_cpu,1):.1f}x')"
+fi

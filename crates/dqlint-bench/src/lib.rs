@@ -18,6 +18,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+mod dqx;
+
+pub use dqx::{generate_dqx, DqxPlan, DqxSummary};
+
 /// What to generate.
 #[derive(Clone, Debug)]
 pub struct Plan {

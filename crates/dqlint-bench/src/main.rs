@@ -1,14 +1,18 @@
 //! `dqlint-bench gen --flowgroups N [--plant EVERY] OUT`: writes a synthetic
-//! LHP project (see the library docs) and prints what it wrote.
+//! LHP project (see the library docs) and prints what it wrote;
+//! `dqlint-bench gen-dqx --files N [--plant EVERY] OUT` the same for DQX
+//! checks files and a run config.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use dqlint_bench::{generate, Plan};
+use dqlint_bench::{generate, generate_dqx, DqxPlan, Plan};
 
 const USAGE: &str = "usage: dqlint-bench gen --flowgroups N [--plant EVERY] OUT\n\
+       dqlint-bench gen-dqx --files N [--plant EVERY] OUT\n\
   --flowgroups N   number of flowgroups (spread over 5 layers and N/100 domains)\n\
-  --plant EVERY    plant findings in every EVERY-th flowgroup of the planted kinds (default: none)\n\
+  --files N        number of DQX checks files (12 checks each; one in five JSON)\n\
+  --plant EVERY    plant findings in every EVERY-th flowgroup of the planted kinds, or checks file (default: none)\n\
   OUT              folder to create (must not exist or be empty)";
 
 fn main() -> ExitCode {
@@ -24,13 +28,17 @@ fn main() -> ExitCode {
 
 fn run(args: &[String]) -> Result<(), String> {
     let mut args = args.iter();
-    if args.next().map(String::as_str) != Some("gen") {
-        return Err("the only command is `gen`".into());
+    let command = args.next().map(String::as_str);
+    if !matches!(command, Some("gen" | "gen-dqx")) {
+        return Err("the commands are `gen` and `gen-dqx`".into());
     }
-    let mut plan = Plan {
-        flowgroups: 0,
-        plant_every: None,
+    let size_flag = if command == Some("gen") {
+        "--flowgroups"
+    } else {
+        "--files"
     };
+    let mut size = 0;
+    let mut plant_every = None;
     let mut out: Option<PathBuf> = None;
     while let Some(arg) = args.next() {
         let mut number = |name: &str| -> Result<usize, String> {
@@ -39,21 +47,42 @@ fn run(args: &[String]) -> Result<(), String> {
                 .ok_or_else(|| format!("{name} needs a number"))
         };
         match arg.as_str() {
-            "--flowgroups" => plan.flowgroups = number("--flowgroups")?,
-            "--plant" => plan.plant_every = Some(number("--plant")?.max(1)),
+            flag if flag == size_flag => size = number(size_flag)?,
+            "--plant" => plant_every = Some(number("--plant")?.max(1)),
             other if other.starts_with('-') => return Err(format!("unknown option {other}")),
             other => out = Some(PathBuf::from(other)),
         }
     }
     let out = out.ok_or("OUT is missing")?;
-    if plan.flowgroups == 0 {
-        return Err("--flowgroups must be at least 1".into());
+    if size == 0 {
+        return Err(format!("{size_flag} must be at least 1"));
     }
     if out.read_dir().is_ok_and(|mut d| d.next().is_some()) {
         return Err(format!("{} is not empty", out.display()));
     }
-    let summary =
-        generate(&plan, &out).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let cannot_write = |e: std::io::Error| format!("cannot write {}: {e}", out.display());
+    if command == Some("gen-dqx") {
+        let plan = DqxPlan {
+            files: size,
+            plant_every,
+        };
+        let summary = generate_dqx(&plan, &out).map_err(cannot_write)?;
+        println!(
+            "{} checks files, {} checks, {} run configs, {} files, {:.1} MB, {} planted findings",
+            summary.checks_files,
+            summary.checks,
+            summary.run_configs,
+            summary.files,
+            summary.bytes as f64 / 1_000_000.0,
+            summary.planted.len()
+        );
+        return Ok(());
+    }
+    let plan = Plan {
+        flowgroups: size,
+        plant_every,
+    };
+    let summary = generate(&plan, &out).map_err(cannot_write)?;
     println!(
         "{} flowgroups, {} files, {:.1} MB, {} data_quality actions ({} quarantine), {} planted findings",
         summary.flowgroups,

@@ -1,0 +1,71 @@
+//! A generated DQX project lints clean, except for exactly the findings
+//! planted in it (each one DQX's own validate_checks also rejects: checked
+//! with the oracle when the generator was written, docs/performance.md).
+
+use dqlint_bench::{generate_dqx, DqxPlan, DqxSummary};
+use dqlint_linter::{lint, Selection};
+use dqlint_project::{FileKind, LoadOptions, Project};
+
+fn findings(plan: &DqxPlan) -> (DqxSummary, Vec<(String, String, String)>) {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = generate_dqx(plan, dir.path()).unwrap();
+    // DQX files are linted inside an LHP project (an empty one here).
+    std::fs::write(dir.path().join("lhp.yaml"), "name: dqx\nversion: \"1.0\"\n").unwrap();
+    let project =
+        Project::load(dir.path(), &LoadOptions::default()).expect("the generated project loads");
+    let checks_files = project
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::DqxChecks)
+        .count();
+    assert_eq!(
+        checks_files, summary.checks_files,
+        "every generated checks file is read as one"
+    );
+    let found = lint(&project, &Selection::default())
+        .into_iter()
+        .map(|d| {
+            (
+                d.rule.code.to_string(),
+                project.file(d.primary.file).rel.clone(),
+                d.message,
+            )
+        })
+        .collect();
+    (summary, found)
+}
+
+#[test]
+fn a_generated_dqx_project_lints_clean() {
+    let (summary, found) = findings(&DqxPlan {
+        files: 60,
+        plant_every: None,
+    });
+    assert_eq!(summary.checks, 60 * 12);
+    assert_eq!(summary.run_configs, 3);
+    assert!(
+        found.is_empty(),
+        "false positives on a generated DQX project:\n{found:#?}"
+    );
+}
+
+#[test]
+fn exactly_the_planted_dqx_findings_are_reported() {
+    let (summary, found) = findings(&DqxPlan {
+        files: 80,
+        plant_every: Some(5),
+    });
+    let mut planted: Vec<(String, String)> = summary
+        .planted
+        .iter()
+        .map(|p| (p.code.to_string(), p.file.clone()))
+        .collect();
+    let mut got: Vec<(String, String)> = found
+        .iter()
+        .map(|(code, file, _)| (code.clone(), file.clone()))
+        .collect();
+    planted.sort();
+    got.sort();
+    assert_eq!(planted.len(), 16);
+    assert_eq!(got, planted, "findings: {found:#?}");
+}
