@@ -9,10 +9,9 @@ use dqlint_project::{FileKind, LoadOptions, Project};
 fn findings(plan: &DqxPlan) -> (DqxSummary, Vec<(String, String, String)>) {
     let dir = tempfile::tempdir().unwrap();
     let summary = generate_dqx(plan, dir.path()).unwrap();
-    // DQX files are linted inside an LHP project (an empty one here).
-    std::fs::write(dir.path().join("lhp.yaml"), "name: dqx\nversion: \"1.0\"\n").unwrap();
-    let project =
-        Project::load(dir.path(), &LoadOptions::default()).expect("the generated project loads");
+    let project = Project::load(dir.path(), &LoadOptions::default())
+        .expect("the generated project loads (a DQX-only root: no lhp.yaml)");
+    assert!(!project.is_lhp());
     let checks_files = project
         .files
         .iter()

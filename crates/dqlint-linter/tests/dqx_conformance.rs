@@ -244,11 +244,6 @@ fn generated_cases_raise_an_error_exactly_where_dqx_rejects_them() {
     let verdicts = verdicts();
     let recorded = verdicts["cases"].as_object().unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    std::fs::write(
-        tmp.path().join("lhp.yaml"),
-        "name: conformance\nversion: \"1.0\"\n",
-    )
-    .unwrap();
     let cases = tmp.path().join("cases");
     std::fs::create_dir_all(&cases).unwrap();
     let mut written = Vec::new();
