@@ -27,6 +27,10 @@ pub struct Context<'a> {
     pub expression_findings: std::sync::OnceLock<Vec<crate::expressions::ExpressionFinding>>,
     /// The DDL of the project's `.sql` files, computed once for DQ402-DQ409.
     pub ddl_catalog: std::sync::OnceLock<crate::ddl_catalog::DdlCatalog>,
+    /// DQX checks files and run configs as DQX loads them, typed once for
+    /// the thirty-odd DQ8xx rules (`rules::dqx::checks_files`).
+    pub(crate) dqx_checks: std::sync::OnceLock<Vec<crate::rules::dqx::ChecksFile<'a>>>,
+    pub(crate) dqx_run_configs: std::sync::OnceLock<Vec<crate::rules::dqx::RunConfigSource<'a>>>,
     /// The data_quality actions, found once: a dozen rules walk them, some
     /// once per environment, and finding them means reading every action.
     dq_actions: Vec<(&'a Flowgroup, &'a Action)>,
@@ -79,6 +83,8 @@ impl<'a> Context<'a> {
             udfs: Vec::new(),
             expression_findings: Default::default(),
             ddl_catalog: Default::default(),
+            dqx_checks: Default::default(),
+            dqx_run_configs: Default::default(),
             dq_actions,
         }
     }

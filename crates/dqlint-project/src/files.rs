@@ -154,7 +154,6 @@ pub(crate) fn load_file(
     kind: FileKind,
     overlay: &Overlay,
 ) -> SourceFile {
-    let rel = relative_path(root, &path);
     let (text, read_error) = match read_text(&path, overlay) {
         Ok(text) => (text, None),
         // Not UTF-8: the text before the first bad byte is kept, so that
@@ -162,6 +161,20 @@ pub(crate) fn load_file(
         // still not linted (`read_error` is set).
         Err(e) => (utf8_prefix(&path).unwrap_or_else(|| Arc::from("")), Some(e)),
     };
+    file_from_text(id, root, path, kind, text, read_error)
+}
+
+/// A file whose text was already read (`read_error` when it could not be
+/// read whole), parsed as its kind wants.
+pub(crate) fn file_from_text(
+    id: FileId,
+    root: &Path,
+    path: PathBuf,
+    kind: FileKind,
+    text: Arc<str>,
+    read_error: Option<String>,
+) -> SourceFile {
+    let rel = relative_path(root, &path);
     let lines = LineIndex::new(&text);
     let yaml =
         (kind.is_yaml() && read_error.is_none()).then(|| Arc::new(dqlint_yaml::parse(&text)));

@@ -566,10 +566,10 @@ impl Loader<'_> {
     /// their content (dqlint-dqx decides), and the files a run config names
     /// as `checks_location`, whatever their content; read and parsed.
     fn add_dqx_files(&mut self, root: &Path) {
-        for (path, kind) in self.walk_dqx(root) {
-            self.add(path, kind);
+        for mut file in self.walk_dqx(root) {
+            file.id = FileId(self.files.len() as u32);
+            self.files.push(file);
         }
-        self.parse_pending();
         let named: Vec<PathBuf> = {
             let known: std::collections::HashSet<&Path> =
                 self.files.iter().map(|f| f.path.as_path()).collect();
@@ -585,8 +585,9 @@ impl Loader<'_> {
     }
 
     /// YAML/JSON files not read as LHP files whose content makes them DQX
-    /// checks files or run configs.
-    fn walk_dqx(&mut self, root: &Path) -> Vec<(PathBuf, FileKind)> {
+    /// checks files or run configs, read and parsed (once, in parallel:
+    /// the parse that decides the kind is the file's parse).
+    fn walk_dqx(&mut self, root: &Path) -> Vec<SourceFile> {
         let skip = dialect::SKIPPED;
         let known: std::collections::HashSet<&Path> =
             self.files.iter().map(|f| f.path.as_path()).collect();
@@ -596,29 +597,34 @@ impl Loader<'_> {
             .filter_entry(|e| {
                 e.depth() == 0 || !skip.contains(&e.file_name().to_string_lossy().as_ref())
             });
-        let mut out = Vec::new();
-        for entry in walker.flatten() {
-            let path = entry.path();
-            let ext = path
-                .extension()
-                .and_then(|x| x.to_str())
-                .unwrap_or_default();
-            if !entry.file_type().is_file()
-                || !matches!(ext, "yml" | "yaml" | "json")
-                || known.contains(path)
-            {
-                continue;
-            }
-            let Ok(text) = files::read_text(path, self.overlay) else {
-                continue;
-            };
-            let rel = files::relative_path(root, path);
-            let Some(kind) = dialect::dqx_kind(&rel, &text, None) else {
-                continue;
-            };
-            out.push((path.to_path_buf(), kind));
-        }
-        out
+        let candidates: Vec<PathBuf> = walker
+            .flatten()
+            .filter(|entry| {
+                let ext = entry
+                    .path()
+                    .extension()
+                    .and_then(|x| x.to_str())
+                    .unwrap_or_default();
+                entry.file_type().is_file()
+                    && matches!(ext, "yml" | "yaml" | "json")
+                    && !known.contains(entry.path())
+            })
+            .map(|entry| entry.into_path())
+            .collect();
+        let overlay = self.overlay;
+        candidates
+            .into_par_iter()
+            .filter_map(|path| {
+                let text = files::read_text(&path, overlay).ok()?;
+                let rel = files::relative_path(root, &path);
+                // The cheap look at the text first: most YAML is not DQX.
+                dialect::classify(&rel, &text)?;
+                let file =
+                    files::file_from_text(FileId(0), root, path, FileKind::DqxChecks, text, None);
+                let kind = dialect::dqx_kind(&rel, &file.text, file.yaml.as_deref())?;
+                Some(SourceFile { kind, ..file })
+            })
+            .collect()
     }
 
     fn walk_sql(&mut self, root: &Path) -> Vec<PathBuf> {

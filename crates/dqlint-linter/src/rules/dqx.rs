@@ -59,8 +59,13 @@ impl ChecksFile<'_> {
     }
 }
 
-/// Every checks file of the project that parses, as DQX loads it.
-pub fn checks_files<'a>(ctx: &Context<'a>) -> Vec<ChecksFile<'a>> {
+/// Every checks file of the project that parses, as DQX loads it (typed
+/// once per lint run, whichever rule asks first).
+pub fn checks_files<'c, 'a>(ctx: &'c Context<'a>) -> &'c [ChecksFile<'a>] {
+    ctx.dqx_checks.get_or_init(|| load_checks_files(ctx))
+}
+
+fn load_checks_files<'a>(ctx: &Context<'a>) -> Vec<ChecksFile<'a>> {
     ctx.project
         .files
         .iter()
@@ -89,8 +94,13 @@ impl RunConfigSource<'_> {
 }
 
 /// Every run config of the project that parses, as DQX's loader reads it
-/// (a file that does not parse is DQ001's).
-pub fn run_config_files<'a>(ctx: &Context<'a>) -> Vec<RunConfigSource<'a>> {
+/// (a file that does not parse is DQ001's); read once per lint run.
+pub fn run_config_files<'c, 'a>(ctx: &'c Context<'a>) -> &'c [RunConfigSource<'a>] {
+    ctx.dqx_run_configs
+        .get_or_init(|| load_run_config_files(ctx))
+}
+
+fn load_run_config_files<'a>(ctx: &Context<'a>) -> Vec<RunConfigSource<'a>> {
     ctx.project
         .files
         .iter()
