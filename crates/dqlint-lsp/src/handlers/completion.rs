@@ -144,6 +144,29 @@ fn completions_in(
         }
     }
 
+    if kind == FileKind::DqxChecks {
+        let (candidates, replaced) =
+            super::dqx::completions(&lines, position.line as usize, before);
+        let replaced = &before[before.len() - replaced..];
+        return candidates
+            .into_iter()
+            .map(|c| {
+                let kind = match c.kind {
+                    super::dqx::CandidateKind::Function => CompletionItemKind::FUNCTION,
+                    super::dqx::CandidateKind::Argument => CompletionItemKind::PROPERTY,
+                    super::dqx::CandidateKind::Value => CompletionItemKind::ENUM_MEMBER,
+                };
+                item(
+                    &c.label,
+                    kind,
+                    c.detail,
+                    c.doc.as_deref(),
+                    Some((range_back(replaced), c.insert)),
+                )
+            })
+            .collect();
+    }
+
     let indent = before.len() - before.trim_start().len();
     let body = before.trim_start();
     let body = body.strip_prefix("- ").unwrap_or(body);

@@ -21,6 +21,23 @@ pub fn hover(snapshot: &Snapshot, path: &Path, position: Position) -> Option<Hov
         .or_else(|| token_hover(snapshot, file, offset))
         .or_else(|| expectation_hover(snapshot, file, offset))
         .or_else(|| key_hover(snapshot, file, offset))
+        .or_else(|| dqx_hover(file, offset))
+}
+
+/// A DQX check function's name or `criticality` in a checks file.
+fn dqx_hover(file: &SourceFile, offset: usize) -> Option<Hover> {
+    if file.kind != FileKind::DqxChecks {
+        return None;
+    }
+    let line_no = file.lines.line_of(offset);
+    let line = file.lines.line_range(&file.text, line_no);
+    let lines: Vec<&str> = file.text.split('\n').collect();
+    let (span, doc) = super::dqx::hover(&lines, line_no, offset - line.start)?;
+    Some(markdown(
+        file,
+        &(line.start + span.start..line.start + span.end),
+        doc,
+    ))
 }
 
 fn markdown(file: &SourceFile, span: &std::ops::Range<usize>, value: String) -> Hover {

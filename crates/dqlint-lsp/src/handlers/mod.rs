@@ -5,6 +5,7 @@ pub mod completion;
 pub mod definition;
 pub mod dlq;
 pub mod document_symbol;
+pub mod dqx;
 pub mod field_docs;
 pub mod hover;
 pub mod references;

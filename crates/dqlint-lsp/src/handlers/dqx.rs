@@ -1,0 +1,368 @@
+//! DQX checks files in the editor (the "Editor" section of the DQX
+//! contract): hover on a check function's name (its signature, parameter
+//! types and defaults, rule type, minimum DBR, the DQX versions that have
+//! it) and on `criticality`; completion of function names, of the
+//! arguments a check still misses, of `bool` argument values and of
+//! `criticality` values. Read from the buffer's lines (block YAML, as
+//! checks files are written), against the catalogue the DQX rules check
+//! with. DQX's fixes come as code actions through their findings.
+
+use std::fmt::Write as _;
+use std::ops::Range;
+
+use dqlint_dqx::{Catalogue, Function, ParamType, RuleType, CRITICALITIES};
+
+/// The catalogue the `dqx` rules check against.
+pub fn catalogue() -> &'static Catalogue {
+    Catalogue::default_version()
+}
+
+/// What `criticality` values do (DQX's `Criticality`).
+pub fn criticality_doc(value: &str) -> Option<&'static str> {
+    Some(match value {
+        "error" => "rows failing the check are errors: they go to the invalid (quarantine) output only, with the failure in the `_errors` column (the default)",
+        "warn" => "rows failing the check are kept in the valid output too, with the failure in the `_warnings` column",
+        _ => return None,
+    })
+}
+
+/// One `key: value` line of block YAML: indent, key, and where key and
+/// value are (byte ranges in the line; the value without quotes).
+#[derive(Debug, PartialEq)]
+pub struct KeyLine<'a> {
+    pub indent: usize,
+    pub key: &'a str,
+    pub key_span: Range<usize>,
+    pub value: &'a str,
+    pub value_span: Range<usize>,
+}
+
+pub fn key_line(line: &str) -> Option<KeyLine<'_>> {
+    let mut start = line.len() - line.trim_start().len();
+    if line[start..].starts_with("- ") {
+        start += 2;
+        start += line[start..].len() - line[start..].trim_start().len();
+    }
+    let rest = &line[start..];
+    let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
+    if len == 0 || !rest[len..].starts_with(':') {
+        return None;
+    }
+    let after = start + len + 1;
+    let raw = &line[after..];
+    let lead = raw.len() - raw.trim_start().len();
+    let mut value = raw.trim();
+    if let Some(hash) = value.find(" #") {
+        value = value[..hash].trim_end();
+    }
+    let mut value_start = after + lead;
+    if value.len() >= 2
+        && (value.starts_with('"') && value.ends_with('"')
+            || value.starts_with('\'') && value.ends_with('\''))
+    {
+        value = &value[1..value.len() - 1];
+        value_start += 1;
+    }
+    Some(KeyLine {
+        indent: start,
+        key: &line[start..start + len],
+        key_span: start..start + len,
+        value,
+        value_span: value_start..value_start + value.len(),
+    })
+}
+
+fn indent_of(line: &str) -> Option<usize> {
+    let t = line.trim_start();
+    (!t.is_empty() && !t.starts_with('#')).then(|| line.len() - t.len())
+}
+
+/// The `arguments:` line above `line_no` whose mapping holds that line
+/// (indent below `indent`), if any.
+fn arguments_above(lines: &[&str], line_no: usize, indent: usize) -> Option<usize> {
+    for i in (0..line_no).rev() {
+        let Some(at) = indent_of(lines[i]) else {
+            continue;
+        };
+        let at = key_line(lines[i]).map_or(at, |k| k.indent);
+        if at < indent {
+            return key_line(lines[i])
+                .filter(|k| k.key == "arguments" && k.value.is_empty())
+                .map(|_| i);
+        }
+    }
+    None
+}
+
+/// The `function:` of the check block holding the key line `at`: a
+/// sibling at the same indent, above or below, within the lines indented
+/// at least as much.
+fn function_of_block<'a>(lines: &[&'a str], at: usize) -> Option<&'a str> {
+    let indent = key_line(lines[at])?.indent;
+    let in_block = |i: &usize| indent_of(lines[*i]).is_none_or(|own| own >= indent);
+    let up = (0..at).rev().take_while(in_block);
+    let down = (at + 1..lines.len()).take_while(in_block);
+    up.chain(down).find_map(|i| {
+        key_line(lines[i])
+            .filter(|k| k.indent == indent && k.key == "function")
+            .map(|k| k.value)
+    })
+}
+
+/// The argument names already written under the `arguments:` at `at`.
+fn written_arguments<'a>(lines: &[&'a str], at: usize) -> Vec<&'a str> {
+    let base = key_line(lines[at]).map_or(0, |k| k.indent);
+    let mut inner = None;
+    let mut out = Vec::new();
+    for line in &lines[at + 1..] {
+        let Some(own) = indent_of(line) else { continue };
+        if own <= base {
+            break;
+        }
+        let inner = *inner.get_or_insert(own);
+        if let Some(k) = key_line(line).filter(|k| k.indent == inner) {
+            out.push(k.key);
+        }
+    }
+    out
+}
+
+/// Markdown for a check function: signature, parameters, rule type,
+/// minimum DBR, module and the DQX versions that have it.
+pub fn function_doc(cat: &Catalogue, f: &Function) -> String {
+    let mut out = format!(
+        "**`{}`**: DQX {} rule (`{}`)\n\n```python\n{}\n```\n\n",
+        f.name,
+        f.rule_type.as_str(),
+        match f.rule_type {
+            RuleType::Row => "DQRowRule",
+            RuleType::Dataset => "DQDatasetRule",
+        },
+        f.signature()
+    );
+    if f.params.is_empty() {
+        out.push_str("No parameters.\n\n");
+    } else {
+        out.push_str("| parameter | type | default |\n|---|---|---|\n");
+        for p in &f.params {
+            let default = match (&p.default, p.required) {
+                (_, true) | (None, _) => "required".to_string(),
+                (Some(d), false) => format!("`{d}`"),
+            };
+            let ty = if p.type_text.is_empty() {
+                "any".to_string()
+            } else {
+                format!("`{}`", p.type_text.replace('|', "\\|"))
+            };
+            let _ = writeln!(out, "| `{}` | {ty} | {default} |", p.name);
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "Minimum Databricks Runtime: {}.\n",
+        f.min_dbr
+            .as_deref()
+            .map_or("any supported".to_string(), |v| v.to_string())
+    );
+    if let Some(extra) = f.extra {
+        let _ = writeln!(
+            out,
+            "Needs the `{0}` extra: `pip install databricks-labs-dqx[{0}]`.\n",
+            extra.name()
+        );
+    }
+    let mut versions: Vec<&str> = vec![cat.version];
+    versions.extend(cat.other_versions_with(&f.name));
+    versions.sort();
+    let _ = write!(
+        out,
+        "In DQX {} (checked against {}; module `{}`).",
+        versions.join(", "),
+        cat.version,
+        f.module
+    );
+    out
+}
+
+/// Hover in a checks file's line `line` at byte `at` (of the line):
+/// where the hover applies (in the line) and its markdown.
+pub fn hover(lines: &[&str], line_no: usize, at: usize) -> Option<(Range<usize>, String)> {
+    let k = key_line(lines.get(line_no)?)?;
+    let on = |r: &Range<usize>| r.start <= at && at <= r.end;
+    match k.key {
+        "function" if on(&k.value_span) || on(&k.key_span) => {
+            let cat = catalogue();
+            let f = cat.any_function(k.value)?;
+            Some((k.value_span.clone(), function_doc(cat, f)))
+        }
+        "criticality" if on(&k.value_span) || on(&k.key_span) => {
+            let mut out = String::from(
+                "`criticality`: what a row failing this check becomes (default `error`).\n\n",
+            );
+            for v in CRITICALITIES {
+                let mark = if *v == k.value { " (this check)" } else { "" };
+                let _ = writeln!(out, "- `{v}`{mark}: {}", criticality_doc(v).unwrap_or(""));
+            }
+            let span = if on(&k.value_span) && !k.value.is_empty() {
+                k.value_span.clone()
+            } else {
+                k.key_span.clone()
+            };
+            Some((span, out.trim_end().to_string()))
+        }
+        _ => None,
+    }
+}
+
+/// A completion: label, detail, documentation, text inserted in place of
+/// the word before the cursor.
+pub struct Candidate {
+    pub label: String,
+    pub detail: Option<String>,
+    pub doc: Option<String>,
+    pub insert: String,
+    pub kind: CandidateKind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CandidateKind {
+    Function,
+    Argument,
+    Value,
+}
+
+/// Completions in a checks file at line `line_no`, `before` being the
+/// line up to the cursor; with the length of the word they replace.
+pub fn completions(lines: &[&str], line_no: usize, before: &str) -> (Vec<Candidate>, usize) {
+    let cat = catalogue();
+    let indent = before.len() - before.trim_start().len();
+    let body = before.trim_start();
+    let body = body.strip_prefix("- ").unwrap_or(body);
+    if let Some((key, value)) = body.split_once(':') {
+        let key = key.trim();
+        let lead = if value.is_empty() { " " } else { "" };
+        let partial = value.trim_start().trim_start_matches(['"', '\'']);
+        let out: Vec<Candidate> = match key {
+            "function" => {
+                let mut functions: Vec<&Function> = cat.functions().collect();
+                // Row rules first: a check is one unless it names a dataset function.
+                functions.sort_by_key(|f| (f.rule_type == RuleType::Dataset, f.name.clone()));
+                functions
+                    .into_iter()
+                    .filter(|f| f.name.starts_with(partial))
+                    .map(|f| Candidate {
+                        label: f.name.clone(),
+                        detail: Some(format!("{} rule: {}", f.rule_type.as_str(), f.signature())),
+                        doc: Some(function_doc(cat, f)),
+                        insert: format!("{lead}{}", f.name),
+                        kind: CandidateKind::Function,
+                    })
+                    .collect()
+            }
+            "criticality" => CRITICALITIES
+                .iter()
+                .map(|v| Candidate {
+                    label: v.to_string(),
+                    detail: None,
+                    doc: criticality_doc(v).map(String::from),
+                    insert: format!("{lead}{v}"),
+                    kind: CandidateKind::Value,
+                })
+                .collect(),
+            name => {
+                // `arg: ` of a bool parameter -> true / false.
+                let Some(args) = arguments_above(lines, line_no, indent) else {
+                    return (Vec::new(), 0);
+                };
+                let Some(f) = function_of_block(lines, args).and_then(|n| cat.any_function(n))
+                else {
+                    return (Vec::new(), 0);
+                };
+                let is_bool = f.param(name).is_some_and(|p| match &p.ty {
+                    ParamType::Bool => true,
+                    ParamType::Union(types) => types.contains(&ParamType::Bool),
+                    _ => false,
+                });
+                if !is_bool {
+                    return (Vec::new(), 0);
+                }
+                ["true", "false"]
+                    .iter()
+                    .map(|v| Candidate {
+                        label: v.to_string(),
+                        detail: Some(format!("{name} of {}", f.name)),
+                        doc: None,
+                        insert: format!("{lead}{v}"),
+                        kind: CandidateKind::Value,
+                    })
+                    .collect()
+            }
+        };
+        return (out, partial.len());
+    }
+    // A key being typed under `arguments:` -> the parameters not written yet.
+    if !body.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return (Vec::new(), 0);
+    }
+    let Some(args) = arguments_above(lines, line_no, indent) else {
+        return (Vec::new(), 0);
+    };
+    let Some(f) = function_of_block(lines, args).and_then(|n| cat.any_function(n)) else {
+        return (Vec::new(), 0);
+    };
+    let written = written_arguments(lines, args);
+    let out = f
+        .params
+        .iter()
+        .filter(|p| !written.contains(&p.name.as_str()) && p.name.starts_with(body))
+        .map(|p| Candidate {
+            label: p.name.clone(),
+            detail: Some(format!(
+                "{}{}",
+                if p.type_text.is_empty() {
+                    "any"
+                } else {
+                    &p.type_text
+                },
+                match (&p.default, p.required) {
+                    (Some(d), false) => format!(" = {d}"),
+                    _ => " (required)".to_string(),
+                }
+            )),
+            doc: None,
+            insert: format!("{}: ", p.name),
+            kind: CandidateKind::Argument,
+        })
+        .collect();
+    (out, body.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CHECKS: &str = "- criticality: warn\n  check:\n    function: is_not_null_and_not_empty\n    arguments:\n      column: a\n      \n- check:\n    arguments:\n      \n    function: is_in_range\n";
+
+    #[test]
+    fn reads_key_lines() {
+        let k = key_line("  - check: \"x\"  # c").unwrap();
+        assert_eq!((k.indent, k.key, k.value), (4, "check", "x"));
+        assert_eq!(&"  - check: \"x\"  # c"[k.value_span], "x");
+        assert!(key_line("    # a: b").is_none());
+    }
+
+    #[test]
+    fn finds_the_function_of_an_arguments_block_above_or_below() {
+        let lines: Vec<&str> = CHECKS.split('\n').collect();
+        let args = arguments_above(&lines, 5, 6).unwrap();
+        assert_eq!(args, 3);
+        assert_eq!(
+            function_of_block(&lines, args),
+            Some("is_not_null_and_not_empty")
+        );
+        assert_eq!(written_arguments(&lines, args), ["column"]);
+        let args = arguments_above(&lines, 8, 6).unwrap();
+        assert_eq!(function_of_block(&lines, args), Some("is_in_range"));
+    }
+}
