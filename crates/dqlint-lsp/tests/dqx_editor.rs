@@ -164,3 +164,26 @@ async fn dqx_fixes_are_code_actions() {
     assert_eq!(change["edits"][0]["range"], range((0, 15), (0, 20)));
     assert!(client.shutdown_and_exit().await);
 }
+
+/// At a key position: the keys of a check item, or of its `check:` block,
+/// that are not written yet.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn completion_offers_the_item_and_check_keys_not_yet_present() {
+    let text = "- criticality: warn\n  \n  check:\n    function: is_unique\n    arguments:\n      columns: [id]\n    \n";
+    let project = TestProject::new(&[(PATH, text)]);
+    let uri = project.uri(PATH);
+    let mut client = started(&project).await;
+    let item = client
+        .request("textDocument/completion", at(&uri, 1, 2))
+        .await;
+    assert_eq!(
+        labels(&item),
+        ["name", "filter", "user_metadata", "message_expr"]
+    );
+    let check = client
+        .request("textDocument/completion", at(&uri, 6, 4))
+        .await;
+    assert_eq!(labels(&check), ["for_each_column"]);
+    assert_eq!(check[0]["textEdit"]["newText"], "for_each_column:");
+    assert!(client.shutdown_and_exit().await);
+}

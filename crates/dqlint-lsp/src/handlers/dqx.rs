@@ -2,8 +2,8 @@
 //! contract): hover on a check function's name (its signature, parameter
 //! types and defaults, rule type, minimum DBR, the DQX versions that have
 //! it) and on `criticality`; completion of function names, of the
-//! arguments a check still misses, of `bool` argument values and of
-//! `criticality` values. Read from the buffer's lines (block YAML, as
+//! arguments a check still misses, of the item and `check:` keys not yet
+//! written, of `bool` argument values and of `criticality` values. Read from the buffer's lines (block YAML, as
 //! checks files are written), against the catalogue the DQX rules check
 //! with. DQX's fixes come as code actions through their findings.
 
@@ -306,7 +306,7 @@ pub fn completions(lines: &[&str], line_no: usize, before: &str) -> (Vec<Candida
         return (Vec::new(), 0);
     }
     let Some(args) = arguments_above(lines, line_no, indent) else {
-        return (Vec::new(), 0);
+        return (block_keys(lines, line_no, before, body), body.len());
     };
     let Some(f) = function_of_block(lines, args).and_then(|n| cat.any_function(n)) else {
         return (Vec::new(), 0);
@@ -338,11 +338,102 @@ pub fn completions(lines: &[&str], line_no: usize, before: &str) -> (Vec<Candida
     (out, body.len())
 }
 
+/// A key being typed in a check item (`- criticality: ...`) or in its
+/// `check:` block: the keys DQX reads there that the block lacks.
+fn block_keys(lines: &[&str], line_no: usize, before: &str, partial: &str) -> Vec<Candidate> {
+    let starts_item = before.trim_start().starts_with("- ");
+    let key_indent = before.len() - partial.len();
+    let mut written: Vec<&str> = Vec::new();
+    let mut parent: Option<&str> = None;
+    let mut is_item = starts_item;
+    if !starts_item {
+        for line in lines[..line_no].iter().rev() {
+            let Some(indent) = indent_of(line) else {
+                continue;
+            };
+            let k = key_line(line);
+            match k {
+                Some(k) if k.indent == key_indent => {
+                    written.push(k.key);
+                    if line.trim_start().starts_with("- ") {
+                        is_item = true;
+                        break;
+                    }
+                }
+                _ if indent >= key_indent => {}
+                _ => {
+                    parent = k.map(|k| k.key);
+                    break;
+                }
+            }
+        }
+    }
+    for line in &lines[line_no + 1..] {
+        let Some(indent) = indent_of(line) else {
+            continue;
+        };
+        // The next item (`- ` at a lower indent) or the end of the block.
+        if indent < key_indent {
+            break;
+        }
+        if let Some(k) = key_line(line).filter(|k| k.indent == key_indent) {
+            if line.trim_start().starts_with("- ") {
+                break;
+            }
+            written.push(k.key);
+        }
+    }
+    let (keys, what): (&[&str], &str) = match (parent, is_item) {
+        (Some("check"), _) => (dqlint_dqx::CHECK_KEYS, "check block key"),
+        (None, true) => (dqlint_dqx::ITEM_KEYS, "check item key"),
+        _ => return Vec::new(),
+    };
+    keys.iter()
+        .filter(|k| !written.contains(k) && k.starts_with(partial))
+        .map(|k| Candidate {
+            label: k.to_string(),
+            detail: Some(what.to_string()),
+            doc: None,
+            insert: match *k {
+                "check" | "arguments" | "user_metadata" | "for_each_column" => format!("{k}:"),
+                _ => format!("{k}: "),
+            },
+            kind: CandidateKind::Argument,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const CHECKS: &str = "- criticality: warn\n  check:\n    function: is_not_null_and_not_empty\n    arguments:\n      column: a\n      \n- check:\n    arguments:\n      \n    function: is_in_range\n";
+
+    fn keys_at(text: &str, line_no: usize, before: &str) -> Vec<String> {
+        let lines: Vec<&str> = text.split('\n').collect();
+        let body = before.trim_start();
+        let body = body.strip_prefix("- ").unwrap_or(body);
+        completions(&lines, line_no, before)
+            .0
+            .into_iter()
+            .filter(|c| c.label.starts_with(body))
+            .map(|c| c.label)
+            .collect()
+    }
+
+    #[test]
+    fn offers_the_keys_an_item_or_check_block_lacks() {
+        let text = "- criticality: warn\n  \n  check:\n    function: is_unique\n    \n";
+        // `check:` is written below the cursor.
+        assert_eq!(
+            keys_at(text, 1, "  "),
+            ["name", "filter", "user_metadata", "message_expr"]
+        );
+        assert_eq!(keys_at(text, 4, "    "), ["arguments", "for_each_column"]);
+        assert_eq!(keys_at(text, 4, "    for"), ["for_each_column"]);
+        let fresh = "- criticality: warn\n  check:\n    function: is_unique\n- ch\n";
+        assert_eq!(keys_at(fresh, 3, "- ch"), ["check"]);
+    }
 
     #[test]
     fn reads_key_lines() {
