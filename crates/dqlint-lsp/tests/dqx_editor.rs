@@ -80,6 +80,17 @@ async fn hover_shows_a_check_functions_signature_and_what_criticality_does() {
     }
     assert_eq!(hover["range"], range((2, 14), (2, 25)));
 
+    // An argument: its parameter.
+    let hover = client.request("textDocument/hover", at(&uri, 6, 8)).await;
+    let text = hover_text(&hover);
+    assert!(
+        text.starts_with(
+            "`allow_nulls: bool` (optional, default `True`): a parameter of `is_in_range`"
+        ),
+        "{text}"
+    );
+    assert_eq!(hover["range"], range((6, 6), (6, 17)));
+
     let hover = client.request("textDocument/hover", at(&uri, 0, 16)).await;
     let text = hover_text(&hover);
     assert!(

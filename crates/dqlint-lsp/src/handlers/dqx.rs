@@ -1,7 +1,7 @@
 //! DQX checks files in the editor (the "Editor" section of the DQX
 //! contract): hover on a check function's name (its signature, parameter
 //! types and defaults, rule type, minimum DBR, the DQX versions that have
-//! it) and on `criticality`; completion of function names, of the
+//! it), on an argument (its parameter) and on `criticality`; completion of function names, of the
 //! arguments a check still misses, of the item and `check:` keys not yet
 //! written, of `bool` argument values and of `criticality` values. Read from the buffer's lines (block YAML, as
 //! checks files are written), against the catalogue the DQX rules check
@@ -210,6 +210,31 @@ pub fn hover(lines: &[&str], line_no: usize, at: usize) -> Option<(Range<usize>,
                 k.key_span.clone()
             };
             Some((span, out.trim_end().to_string()))
+        }
+        _ if on(&k.key_span) => {
+            // An argument of a check: its parameter.
+            let args = arguments_above(lines, line_no, k.indent)?;
+            let cat = catalogue();
+            let f = function_of_block(lines, args).and_then(|n| cat.any_function(n))?;
+            let p = f.param(k.key)?;
+            let ty = if p.type_text.is_empty() {
+                "any".to_string()
+            } else {
+                p.type_text.clone()
+            };
+            let default = match (&p.default, p.required) {
+                (Some(d), false) => format!("optional, default `{d}`"),
+                _ => "required".to_string(),
+            };
+            Some((
+                k.key_span.clone(),
+                format!(
+                    "`{}: {ty}` ({default}): a parameter of `{}`\n\n```python\n{}\n```",
+                    p.name,
+                    f.name,
+                    f.signature()
+                ),
+            ))
         }
         _ => None,
     }
