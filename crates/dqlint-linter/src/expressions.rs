@@ -17,6 +17,9 @@ pub struct ExpressionFinding {
     pub span: Range<usize>,
     /// The whole expression scalar, for related locations.
     pub expression_span: Range<usize>,
+    /// Where the dialect makes the finding more severe than the rule's
+    /// default (a non-boolean DQX `sql_expression` crashes the run).
+    pub severity: Option<crate::diagnostic::Severity>,
 }
 
 pub fn findings<'c>(ctx: &'c Context) -> &'c [ExpressionFinding] {
@@ -52,9 +55,167 @@ fn compute(ctx: &Context) -> Vec<ExpressionFinding> {
                     file: set.file,
                     span,
                     expression_span: expr.span.clone(),
+                    severity: None,
                 });
             }
         }
+    }
+    out.extend(dqx_findings(ctx));
+    out
+}
+
+/// Where a SQL string sits in a DQX check, which decides what its facts
+/// mean there.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DqxSite {
+    /// `filter`, `arguments.row_filter`, `arguments.ref_row_filter`.
+    Filter,
+    /// `sql_expression`'s `expression`: evaluated in a projection.
+    Expression,
+    /// `message_expr`: string-valued.
+    Message,
+}
+
+impl DqxSite {
+    fn name(self) -> &'static str {
+        match self {
+            DqxSite::Filter => "filter",
+            DqxSite::Expression => "sql_expression",
+            DqxSite::Message => "message_expr",
+        }
+    }
+}
+
+/// The SQL strings of every check of every DQX checks file, through the
+/// same expression checks, with DQX's consequences in the messages.
+fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
+    use crate::diagnostic::Severity;
+    use dqlint_sql::expr::ExprFact;
+
+    let mut out = Vec::new();
+    for file in crate::rules::dqx::checks_files(ctx) {
+        for item in file.items() {
+            for (node, site) in dqx_sql_strings(item) {
+                let Some(text) = node.as_str() else { continue };
+                // `{{ var }}` placeholders (DQ824's) stand in code as names
+                let blanked = blank_placeholders(text);
+                let options = dqlint_sql::expr::ExprOptions { udfs: &ctx.udfs };
+                for f in dqlint_sql::expr::check_expression_with(&blanked, options) {
+                    let mut severity = None;
+                    let message = match f.kind {
+                        ExprFact::SubstitutionToken => continue,
+                        ExprFact::NotBoolean if site == DqxSite::Message => continue,
+                        ExprFact::NotRowLevel
+                            if site == DqxSite::Expression
+                                && f.message.starts_with(dqlint_sql::expr::SCALAR_SUBQUERY) =>
+                        {
+                            continue
+                        }
+                        ExprFact::SyntaxError | ExprFact::UnknownFunction => with_consequence(
+                            &f.message,
+                            &format!(
+                                "DQX cannot evaluate this {}, so it skips the check at run time \
+                                 and every row is flagged (quarantined when the criticality is \
+                                 `error`)",
+                                site.name()
+                            ),
+                        ),
+                        ExprFact::NotBoolean => {
+                            if site == DqxSite::Expression {
+                                severity = Some(Severity::Error);
+                            }
+                            with_consequence(
+                                &f.message,
+                                &format!("a non-boolean {} crashes the DQX run", site.name()),
+                            )
+                        }
+                        ExprFact::NotRowLevel => {
+                            if site == DqxSite::Expression {
+                                severity = Some(Severity::Error);
+                            }
+                            f.message.replace(
+                                "in an expectation: an expectation is evaluated per row",
+                                &format!(
+                                    "in a {}: DQX evaluates it per row, cannot evaluate this, \
+                                     and skips the check at run time, so every row is flagged \
+                                     (quarantined when the criticality is `error`)",
+                                    site.name()
+                                ),
+                            )
+                        }
+                        ExprFact::Nondeterministic => f.message.replace(
+                            "a row's verdict can differ between the clean path, the DLQ and \
+                                 the recycle path",
+                            "a rerun of the same checks can split the rows differently",
+                        ),
+                        ExprFact::TrailingKeywordAlias => f.message,
+                    };
+                    let span =
+                        map_to_source(ctx.project, file.id(), &node.span, text, f.range.clone());
+                    out.push(ExpressionFinding {
+                        kind: f.kind,
+                        message,
+                        file: file.id(),
+                        span,
+                        expression_span: node.span.clone(),
+                        severity,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The SQL strings of one check item (strings only: another type is
+/// DQ805's or DQ813's).
+fn dqx_sql_strings(item: &dqlint_dqx::Typed) -> Vec<(&dqlint_dqx::Typed, DqxSite)> {
+    let mut out = Vec::new();
+    if item.as_map().is_none() {
+        return out;
+    }
+    if let Some(f) = item.get("filter") {
+        out.push((f, DqxSite::Filter));
+    }
+    if let Some(m) = item.get("message_expr") {
+        out.push((m, DqxSite::Message));
+    }
+    let Some(check) = item.get("check").filter(|c| c.as_map().is_some()) else {
+        return out;
+    };
+    let function = check.get("function").and_then(|f| f.as_str());
+    if let Some(args) = check.get("arguments").filter(|a| a.as_map().is_some()) {
+        for key in ["row_filter", "ref_row_filter"] {
+            if let Some(v) = args.get(key) {
+                out.push((v, DqxSite::Filter));
+            }
+        }
+        if function == Some("sql_expression") {
+            if let Some(v) = args.get("expression") {
+                out.push((v, DqxSite::Expression));
+            }
+        }
+    }
+    out.retain(|(node, _)| node.as_str().is_some());
+    out
+}
+
+/// `{{ name }}` replaced by underscores (a name of the same length), so
+/// that an unresolved placeholder is no syntax error.
+fn blank_placeholders(text: &str) -> String {
+    let mut out = text.to_string();
+    let mut from = 0;
+    while let Some(start) = text[from..].find("{{").map(|i| from + i) {
+        let Some(len) = text[start..].find("}}") else {
+            break;
+        };
+        let end = start + len + 2;
+        if text[start..end].contains('\n') {
+            from = start + 2;
+            continue;
+        }
+        out.replace_range(start..end, &"_".repeat(end - start));
+        from = end;
     }
     out
 }

@@ -329,6 +329,11 @@ const NON_BOOLEAN_FUNCS: &[&str] = &[
     "year",
 ];
 
+/// How a scalar subquery finding (a [`ExprFact::NotRowLevel`]) begins: a
+/// dialect that evaluates expressions in a projection (DQX's
+/// `sql_expression`) runs scalar subqueries, and tells them by this.
+pub const SCALAR_SUBQUERY: &str = "a scalar subquery";
+
 /// Checks one expectation's SQL boolean expression (the decoded text).
 pub fn check_expression(text: &str) -> Vec<ExprFinding> {
     check_expression_with(text, ExprOptions::default())
@@ -608,6 +613,26 @@ fn fixup_tokens(text: &str, tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
                     replace[i] = Some(Token::Div);
                 }
             }
+            Some("EXISTS") => {
+                // `NOT exists(arr, x -> ...)`: the higher-order function, not
+                // an EXISTS subquery (sqlparser reads `NOT EXISTS (` as one)
+                let Some(open) = next.filter(|&n| tokens[n].token == Token::LParen) else {
+                    continue;
+                };
+                let inner = sig.get(k + 2).map(|&n| &tokens[n].token);
+                let subquery = inner.and_then(unquoted_word).is_some_and(|w| {
+                    matches!(w.as_str(), "SELECT" | "WITH" | "VALUES" | "FROM" | "TABLE")
+                }) || matches!(inner, Some(Token::LParen));
+                if !subquery && open > i {
+                    if let Token::Word(w) = t {
+                        replace[i] = Some(Token::Word(sqlparser::tokenizer::Word {
+                            value: w.value.clone(),
+                            quote_style: None,
+                            keyword: sqlparser::keywords::Keyword::NoKeyword,
+                        }));
+                    }
+                }
+            }
             Some("INTERVAL") => {
                 let Some(v_end) = value_end(k + 1) else {
                     continue;
@@ -877,8 +902,19 @@ impl<'a> Ctx<'a> {
         let mut subqueries: Vec<Range<usize>> = Vec::new();
         let _ = visit_expressions(expr, |e| {
             match e {
-                Expr::Subquery(q)
-                | Expr::Exists { subquery: q, .. }
+                Expr::Subquery(q) => {
+                    let r = self.subquery_range(q);
+                    subqueries.push(r.clone());
+                    found.push(ExprFinding {
+                        kind: ExprFact::NotRowLevel,
+                        message: format!(
+                            "{SCALAR_SUBQUERY} is not allowed in an expectation: an expectation \
+                             is evaluated per row"
+                        ),
+                        range: r,
+                    });
+                }
+                Expr::Exists { subquery: q, .. }
                 | Expr::In {
                     target: InTarget::Subquery(q),
                     ..

@@ -162,6 +162,8 @@ const VALID: &[&str] = &[
     "raw:store.fruit[*].weight IS NOT NULL",
     "x:price::decimal(10,2) > 0",
     "mask(ssn, upperChar => 'X') = ssn",
+    "not exists(col4, x -> x >= 10)",
+    "NOT exists(tags, t -> t = 'x') AND a > 0",
     "if(x IS NULL, false, x > 0)",
     "nullif(a, '') IS NOT NULL",
     "x = \"it's\"",

@@ -25,11 +25,10 @@ pub(crate) fn report_expression_findings(
         .iter()
         .filter(|f| f.kind == fact)
     {
-        out.push(Diagnostic::at(
-            me,
-            f.file,
-            f.span.clone(),
-            f.message.clone(),
-        ));
+        let d = Diagnostic::at(me, f.file, f.span.clone(), f.message.clone());
+        out.push(match f.severity {
+            Some(severity) => d.severity(severity),
+            None => d,
+        });
     }
 }
