@@ -67,6 +67,9 @@ const STAGES: &[(&str, Stage)] = &[
     ("DQ815", Stage::Accepted),
     ("DQ816", Stage::Validate),
     ("DQ817", Stage::Accepted),
+    ("DQ821", Stage::Accepted),
+    // a bare name is a column reference: the run crashes (UNRESOLVED_COLUMN)
+    ("DQ822", Stage::Accepted),
     ("DQ830", Stage::Semantic),
     ("DQ831", Stage::Semantic),
     ("DQ832", Stage::Accepted),
