@@ -59,6 +59,7 @@ pub const FIXES: &[(&str, &[&str])] = &[
     ("DQ815", &["safe"]),
     ("DQ816", &["safe"]),
     ("DQ817", &["safe"]),
+    ("DQ820", &["safe"]),
     ("DQ822", &["safe"]),
     ("DQ852", &["unsafe"]),
 ];
