@@ -72,6 +72,8 @@ const STAGES: &[(&str, Stage)] = &[
     ("DQ821", Stage::Accepted),
     // a bare name is a column reference: the run crashes (UNRESOLVED_COLUMN)
     ("DQ822", Stage::Accepted),
+    // the column does not resolve: the run crashes
+    ("DQ823", Stage::Accepted),
     ("DQ830", Stage::Semantic),
     ("DQ831", Stage::Semantic),
     ("DQ832", Stage::Accepted),

@@ -1,0 +1,94 @@
+//! ## What it does
+//! Reports a string `limit`, `min_limit`, `max_limit` or `value` argument
+//! that is neither a number, nor an ISO date or timestamp, nor a quoted
+//! SQL string literal (`"'abc'"`).
+//!
+//! ## Why is this bad?
+//! DQX's `get_limit_expr` reads such a string as a SQL expression
+//! (`F.expr`): `col2 * 2` compares with another column, which may be
+//! meant, but `max_limit: ten` is the column `ten`, and the run crashes
+//! when no column resolves (`UNRESOLVED_COLUMN`). Worth knowing, hence
+//! info.
+//!
+//! ## Example (bad)
+//! `quality/orders_checks.yml`:
+//! ```yaml
+//! - criticality: error
+//!   check:
+//!     function: is_in_range
+//!     arguments:
+//!       column: quantity
+//!       min_limit: 1
+//!       max_limit: max_quantity
+//! ```
+//!
+//! ## Example (good)
+//! `quality/orders_checks.yml`:
+//! ```yaml
+//! - criticality: error
+//!   check:
+//!     function: is_in_range
+//!     arguments:
+//!       column: quantity
+//!       min_limit: 1
+//!       max_limit: 100
+//! ```
+//!
+//! ## Fix
+//! Write the number or date, quote a string literal (`"'abc'"`), or leave
+//! a column expression that is meant.
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::rules::dqx::checks_files;
+
+const LIMITS: &[&str] = &["limit", "min_limit", "max_limit", "value"];
+
+/// What `get_limit_expr` does not read as an expression: digits, and what
+/// `datetime.fromisoformat` parses (approximated by its date prefix); a
+/// number literal or a quoted string literal is an expression that means
+/// its value.
+fn is_value(s: &str) -> bool {
+    let t = s.trim();
+    let b = t.as_bytes();
+    let iso_date = b.len() >= 10
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[5..7].iter().all(u8::is_ascii_digit)
+        && b[7] == b'-'
+        && b[8..10].iter().all(u8::is_ascii_digit);
+    let compact_date = b.len() >= 8 && b[..8].iter().all(u8::is_ascii_digit);
+    t.parse::<f64>().is_ok()
+        || iso_date
+        || compact_date
+        || (t.len() >= 2 && t.starts_with('\'') && t.ends_with('\''))
+}
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ823");
+    for file in checks_files(ctx) {
+        for item in file.items() {
+            let Some(args) = item.get("check").and_then(|c| c.get("arguments")) else {
+                continue;
+            };
+            for key in LIMITS {
+                let Some(value) = args.get(key) else { continue };
+                let Some(text) = value.as_str() else { continue };
+                if is_value(text) || text.contains("{{") {
+                    continue;
+                }
+                out.push(Diagnostic::at(
+                    me,
+                    file.id(),
+                    value.span.clone(),
+                    format!(
+                        "`{key}: {text}` is read as a SQL expression, not a value: DQX compares \
+                         with what `{text}` evaluates to, and the run crashes when it names no \
+                         column; quote it (\"'{text}'\") if it is a string"
+                    ),
+                ));
+            }
+        }
+    }
+}
