@@ -320,6 +320,7 @@ registry! {
     "DQ821" "dqx-row-filter-overridden" Warning File dqx/dq821_dqx_row_filter_overridden;
     "DQ822" "dqx-in-list-bare-identifier" Warning File dqx/dq822_dqx_in_list_bare_identifier;
     "DQ823" "dqx-limit-is-expression" Info File dqx/dq823_dqx_limit_is_expression;
+    "DQ825" "dqx-invalid-regex" Error File dqx/dq825_dqx_invalid_regex;
     "DQ830" "dqx-duplicate-rule" Warning File dqx/dq830_dqx_duplicate_rule;
     "DQ831" "dqx-conflicting-rule" Info File dqx/dq831_dqx_conflicting_rule;
     "DQ832" "dqx-duplicate-name" Warning File dqx/dq832_dqx_duplicate_name;

@@ -22,6 +22,7 @@ pub mod dq820_dqx_unsafe_sql;
 pub mod dq821_dqx_row_filter_overridden;
 pub mod dq822_dqx_in_list_bare_identifier;
 pub mod dq823_dqx_limit_is_expression;
+pub mod dq825_dqx_invalid_regex;
 pub mod dq830_dqx_duplicate_rule;
 pub mod dq831_dqx_conflicting_rule;
 pub mod dq832_dqx_duplicate_name;
