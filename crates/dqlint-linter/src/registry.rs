@@ -316,6 +316,7 @@ registry! {
     "DQ815" "dqx-yaml11-scalar" Warning File dqx/dq815_dqx_yaml11_scalar;
     "DQ816" "dqx-for-each-column-shape" Error File dqx/dq816_dqx_for_each_column_shape;
     "DQ817" "dqx-for-each-column-overrides" Warning File dqx/dq817_dqx_for_each_column_overrides;
+    "DQ818" "dqx-invalid-argument-value" Error File dqx/dq818_dqx_invalid_argument_value;
     "DQ820" "dqx-unsafe-sql" Error File dqx/dq820_dqx_unsafe_sql;
     "DQ821" "dqx-row-filter-overridden" Warning File dqx/dq821_dqx_row_filter_overridden;
     "DQ822" "dqx-in-list-bare-identifier" Warning File dqx/dq822_dqx_in_list_bare_identifier;

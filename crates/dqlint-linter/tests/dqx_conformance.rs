@@ -68,6 +68,7 @@ const STAGES: &[(&str, Stage)] = &[
     ("DQ816", Stage::Validate),
     ("DQ817", Stage::Accepted),
     // a filter DQX finds unsafe skips the check at run time
+    ("DQ818", Stage::Build),
     ("DQ820", Stage::Accepted),
     ("DQ821", Stage::Accepted),
     // a bare name is a column reference: the run crashes (UNRESOLVED_COLUMN)

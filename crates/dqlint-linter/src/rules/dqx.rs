@@ -18,6 +18,7 @@ pub mod dq814_dqx_bool_for_int;
 pub mod dq815_dqx_yaml11_scalar;
 pub mod dq816_dqx_for_each_column_shape;
 pub mod dq817_dqx_for_each_column_overrides;
+pub mod dq818_dqx_invalid_argument_value;
 pub mod dq820_dqx_unsafe_sql;
 pub mod dq821_dqx_row_filter_overridden;
 pub mod dq822_dqx_in_list_bare_identifier;

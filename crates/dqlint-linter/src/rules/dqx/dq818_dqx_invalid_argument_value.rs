@@ -1,0 +1,121 @@
+//! ## What it does
+//! Reports argument values DQX rejects only when it builds the rules
+//! (after `validate_checks` passed them): an empty `allowed` list
+//! (`is_in_list`, `is_not_null_and_is_in_list`) or `forbidden` list
+//! (`is_not_in_list`); for `foreign_key` and `compare_datasets`, both or
+//! neither of `ref_df_name` and `ref_table`, and `columns` and
+//! `ref_columns` of different lengths (DQX's `_validate_ref_params`).
+//! The other build-time constraints of the contract (enumerations, CIDR
+//! blocks, tolerances, window bounds, schema DDL) are not checked yet.
+//!
+//! ## Why is this bad?
+//! The checks pass validation, then building them raises
+//! `InvalidParameterError` / `MissingParameterError`, and nothing runs.
+//!
+//! ## Example (bad)
+//! `quality/orders_checks.yml`:
+//! ```yaml
+//! - criticality: error
+//!   check:
+//!     function: foreign_key
+//!     arguments:
+//!       columns: [customer_id, region]
+//!       ref_columns: [id]
+//!       ref_table: main.crm.customers
+//! ```
+//!
+//! ## Example (good)
+//! `quality/orders_checks.yml`:
+//! ```yaml
+//! - criticality: error
+//!   check:
+//!     function: foreign_key
+//!     arguments:
+//!       columns: [customer_id, region]
+//!       ref_columns: [id, region]
+//!       ref_table: main.crm.customers
+//! ```
+//!
+//! ## Fix
+//! Give a value DQX can build the check with.
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::rules::dqx::checks_files;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ818");
+    for file in checks_files(ctx) {
+        for item in file.items() {
+            let Some(check) = item.get("check") else {
+                continue;
+            };
+            let Some(function) = check.get("function").and_then(|f| f.as_str()) else {
+                continue;
+            };
+            let Some(args) = check.get("arguments").filter(|a| a.as_map().is_some()) else {
+                continue;
+            };
+            let mut report = |span: std::ops::Range<usize>, why: String| {
+                out.push(Diagnostic::at(
+                    me,
+                    file.id(),
+                    span,
+                    format!("{why}: DQX fails when it builds the checks, and nothing runs"),
+                ));
+            };
+            let list_key = match function {
+                "is_in_list" | "is_not_null_and_is_in_list" => Some("allowed"),
+                "is_not_in_list" => Some("forbidden"),
+                _ => None,
+            };
+            if let Some(key) = list_key {
+                if let Some(v) = args.get(key) {
+                    if v.as_list().is_some_and(|l| l.is_empty()) {
+                        report(v.span.clone(), format!("`{key}` is empty"));
+                    }
+                }
+            }
+            if matches!(function, "foreign_key" | "compare_datasets") {
+                let given = |k: &str| args.get(k).filter(|v| !v.is_none());
+                match (given("ref_df_name"), given("ref_table")) {
+                    (Some(_), Some(t)) => report(
+                        t.span.clone(),
+                        "both `ref_df_name` and `ref_table` are given; DQX takes exactly one"
+                            .into(),
+                    ),
+                    (None, None) => {
+                        let at = check
+                            .entry("arguments")
+                            .map_or(args.span.clone(), |e| e.key.span.clone());
+                        report(
+                            at,
+                            "neither `ref_df_name` nor `ref_table` is given; DQX needs exactly one"
+                                .into(),
+                        )
+                    }
+                    _ => {}
+                }
+                let columns = given("columns").and_then(|c| c.as_list());
+                let ref_columns = given("ref_columns").and_then(|c| c.as_list());
+                if let (Some(c), Some(r)) = (columns, ref_columns) {
+                    if c.len() != r.len() {
+                        let at = given("ref_columns")
+                            .map(|v| v.span.clone())
+                            .unwrap_or_default();
+                        report(
+                            at,
+                            format!(
+                                "`columns` has {} item(s) and `ref_columns` {}: DQX compares \
+                                 them by position",
+                                c.len(),
+                                r.len()
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
