@@ -4,7 +4,11 @@
 //! (`is_in_list`, `is_not_null_and_is_in_list`) or `forbidden` list
 //! (`is_not_in_list`); for `foreign_key` and `compare_datasets`, both or
 //! neither of `ref_df_name` and `ref_table`, and `columns` and
-//! `ref_columns` of different lengths (DQX's `_validate_ref_params`).
+//! `ref_columns` of different lengths (DQX's `_validate_ref_params`;
+//! `aggr_matches_dataset` needs one of the two as well); a missing limit
+//! (`value`, `min_limit`/`max_limit`, `limit`: "Limit is not provided.");
+//! `is_geo_covers`/`is_geo_intersects` without `resolution` while
+//! `precise` is false.
 //! The other build-time constraints of the contract (enumerations, CIDR
 //! blocks, tolerances, window bounds, schema DDL) are not checked yet.
 //!
@@ -77,7 +81,39 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     }
                 }
             }
-            if matches!(function, "foreign_key" | "compare_datasets") {
+            // limits DQX's get_limit_expr needs ("Limit is not provided.")
+            let limits: &[&str] = match function {
+                "is_equal_to" | "is_not_equal_to" => &["value"],
+                "is_in_range" | "is_not_in_range" => &["min_limit", "max_limit"],
+                "is_not_greater_than" | "is_not_less_than" | "has_num_decimal_places" => &["limit"],
+                _ => &[],
+            };
+            let arguments_key = check
+                .entry("arguments")
+                .map_or(args.span.clone(), |e| e.key.span.clone());
+            for key in limits {
+                if args.get(key).is_none_or(|v| v.is_none()) {
+                    report(
+                        arguments_key.clone(),
+                        format!("`{key}` is not given (DQX: \"Limit is not provided.\")"),
+                    );
+                }
+            }
+            if matches!(function, "is_geo_covers" | "is_geo_intersects") {
+                let precise = args
+                    .get("precise")
+                    .is_some_and(|v| matches!(v.kind, dqlint_dqx::Kind::Bool(true)));
+                if !precise && args.get("resolution").is_none_or(|v| v.is_none()) {
+                    report(
+                        arguments_key.clone(),
+                        "`resolution` is required when `precise` is false (its default)".into(),
+                    );
+                }
+            }
+            if matches!(
+                function,
+                "foreign_key" | "compare_datasets" | "aggr_matches_dataset"
+            ) {
                 let given = |k: &str| args.get(k).filter(|v| !v.is_none());
                 match (given("ref_df_name"), given("ref_table")) {
                     (Some(_), Some(t)) => report(
