@@ -75,6 +75,9 @@ pub struct Function {
     /// Set for functions of an optional module.
     pub extra: Option<Extra>,
     pub params: Vec<Param>,
+    /// A custom check function declared in `dqlint.toml` (`[dqx]
+    /// custom_functions`): parameters untyped, rule type unknown (row).
+    pub custom: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -93,6 +96,8 @@ pub struct Param {
 pub struct Catalogue {
     pub version: &'static str,
     functions: BTreeMap<String, Function>,
+    /// Extras installed in every lookup ([`Catalogue::configured`]).
+    installed: Vec<Extra>,
 }
 
 #[derive(Deserialize)]
@@ -162,11 +167,16 @@ fn build(version: &'static str, data: &str, borrow_extras_from: Option<&str>) ->
                     })
                     .collect(),
                 name: name.clone(),
+                custom: false,
             };
             (name, function)
         })
         .collect();
-    Catalogue { version, functions }
+    Catalogue {
+        version,
+        functions,
+        installed: Vec::new(),
+    }
 }
 
 fn extra_of(module: &str) -> Option<Extra> {
@@ -195,11 +205,58 @@ impl Catalogue {
         catalogue(DEFAULT_VERSION).expect("the default version is embedded")
     }
 
-    /// A function that exists with these extras installed.
+    /// A function that exists with these extras installed (and those of
+    /// [`Catalogue::configured`]).
     pub fn function(&self, name: &str, extras: &[Extra]) -> Option<&Function> {
-        self.functions
-            .get(name)
-            .filter(|f| f.extra.is_none_or(|e| extras.contains(&e)))
+        self.functions.get(name).filter(|f| {
+            f.extra
+                .is_none_or(|e| extras.contains(&e) || self.installed.contains(&e))
+        })
+    }
+
+    /// This catalogue as a project configures it: `extras` installed, and
+    /// custom check functions by name with their parameters (`column`
+    /// required, `limit=10` optional with that default), which replace a
+    /// built-in function of the same name as DQX's `custom_check_functions`
+    /// do.
+    pub fn configured(&self, extras: &[Extra], custom: &[(String, Vec<String>)]) -> Catalogue {
+        let mut functions = self.functions.clone();
+        for (name, params) in custom {
+            let params = params
+                .iter()
+                .map(|p| {
+                    let (param, default) = match p.split_once('=') {
+                        Some((n, d)) => (n.trim(), Some(d.trim().to_string())),
+                        None => (p.trim(), None),
+                    };
+                    Param {
+                        name: param.to_string(),
+                        type_text: String::new(),
+                        ty: ParamType::Any,
+                        required: default.is_none(),
+                        default,
+                        keyword_only: false,
+                    }
+                })
+                .collect();
+            functions.insert(
+                name.clone(),
+                Function {
+                    name: name.clone(),
+                    rule_type: RuleType::Row,
+                    min_dbr: None,
+                    module: "custom".into(),
+                    extra: None,
+                    params,
+                    custom: true,
+                },
+            );
+        }
+        Catalogue {
+            version: self.version,
+            functions,
+            installed: extras.to_vec(),
+        }
     }
 
     /// A function of the catalogue, extras or not.

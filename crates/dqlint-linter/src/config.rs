@@ -16,6 +16,10 @@
 //! [[overrides]]
 //! files = ["pipelines/legacy/**"]
 //! ignore = ["DQ105"]
+//!
+//! [dqx]                              # DQX checks files and run configs
+//! version = "0.17.0"
+//! checks = ["quality/**/*.yml"]
 //! ```
 //!
 //! Every mistake in the file is an error with its line and column: a typo
@@ -43,9 +47,21 @@ pub const TOP_LEVEL_KEYS: &[&str] = &[
     "severity",
     "sql",
     "overrides",
+    "dqx",
 ];
 /// Keys of the `[sql]` table.
 pub const SQL_KEYS: &[&str] = &["udfs"];
+/// Keys of the `[dqx]` table.
+pub const DQX_KEYS: &[&str] = &[
+    "version",
+    "extras",
+    "custom_functions",
+    "variables",
+    "dbr",
+    "checks",
+    "configs",
+    "schemas",
+];
 /// Keys of an `[[overrides]]` entry.
 pub const OVERRIDE_KEYS: &[&str] = &["files", "select", "ignore", "severity"];
 /// The values of a `[severity]` entry.
@@ -98,6 +114,104 @@ pub struct Config {
     /// a session function), lower case; DQ306 leaves calls of them alone.
     pub udfs: Vec<String>,
     pub overrides: Vec<Override>,
+    /// The `[dqx]` table.
+    pub dqx: DqxConfig,
+}
+
+/// `[dqx]`: how DQX checks files and run configs are read and checked.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DqxConfig {
+    /// Whether the file has a `[dqx]` table at all.
+    pub present: bool,
+    /// The catalogue checked against (`0.16.0` or `0.17.0`); `None`: the default.
+    pub version: Option<String>,
+    /// Optional DQX modules whose functions exist (`pii`, `anomaly`).
+    pub extras: Vec<String>,
+    /// Custom check functions: name -> parameters (`name` required,
+    /// `name=default` optional).
+    pub custom_functions: Vec<(String, Vec<String>)>,
+    /// `{{ name }}` substitutions, as DQX stringifies them (`str(value)`).
+    pub variables: BTreeMap<String, String>,
+    /// The target Databricks Runtime (`16.4`), for DQ826.
+    pub dbr: Option<String>,
+    /// Globs of files read as checks files whatever their content.
+    pub checks: Vec<String>,
+    /// Globs of files read as run configs whatever their content.
+    pub configs: Vec<String>,
+    /// Glob -> the table schema its checks run on (DQ827).
+    pub schemas: Vec<DqxSchema>,
+}
+
+/// One `[dqx.schemas]` entry: the checks files it applies to and the
+/// columns of its Spark DDL schema string.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DqxSchema {
+    pub files: String,
+    pub ddl: String,
+    /// Column names, as written (backticks removed).
+    pub columns: Vec<String>,
+}
+
+impl DqxConfig {
+    /// The schema of the checks file at project-relative `rel`: the last
+    /// matching entry.
+    pub fn schema_for(&self, rel: &str) -> Option<&DqxSchema> {
+        self.schemas
+            .iter()
+            .rev()
+            .find(|s| glob_matches(&s.files, rel))
+    }
+}
+
+/// The columns of a Spark DDL schema string (`id BIGINT, name STRING`,
+/// `STRUCT<...>` and `DECIMAL(10,2)` types, backticked names, `NOT NULL`
+/// and `COMMENT '...'`), or why it does not read as one.
+pub fn ddl_columns(ddl: &str) -> Result<Vec<String>, String> {
+    let mut columns = Vec::new();
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    let mut parts = Vec::new();
+    for (i, c) in ddl.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"' | '`') => quote = Some(c),
+            (None, '<' | '(') => depth += 1,
+            (None, '>' | ')') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                parts.push(&ddl[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if quote.is_some() || depth != 0 {
+        return Err("unbalanced quotes, brackets or parentheses".into());
+    }
+    parts.push(&ddl[start..]);
+    for part in parts {
+        let part = part.trim();
+        if part.is_empty() {
+            return Err("an empty column (two commas, or a trailing one)".into());
+        }
+        let (name, rest) = match part.strip_prefix('`') {
+            Some(after) => match after.find('`') {
+                Some(end) => (after[..end].to_string(), &after[end + 1..]),
+                None => return Err(format!("`{part}`: unclosed backtick")),
+            },
+            None => match part.split_once(|c: char| c.is_whitespace() || c == ':') {
+                Some((name, rest)) => (name.to_string(), rest),
+                None => (part.to_string(), ""),
+            },
+        };
+        let rest = rest.trim_start().trim_start_matches(':').trim();
+        if rest.is_empty() {
+            return Err(format!("column `{name}` has no type"));
+        }
+        columns.push(name);
+    }
+    Ok(columns)
 }
 
 /// An `[[overrides]]` entry: settings for the findings whose primary
@@ -298,6 +412,9 @@ impl Config {
                 config.udfs.push(text.to_ascii_lowercase());
             }
         }
+        if let Some(dqx) = raw.dqx {
+            config.dqx = dqx_config(dqx).map_err(|(s, m)| error(Some(s), m))?;
+        }
         for entry in raw.overrides.unwrap_or_default() {
             let at = entry.span();
             let entry = entry.into_inner();
@@ -365,10 +482,23 @@ impl Config {
             }
             builder.build().unwrap_or_else(|_| GlobSet::empty())
         });
+        let globs = |patterns: &[String]| {
+            (!patterns.is_empty()).then(|| {
+                let mut builder = GlobSetBuilder::new();
+                for p in patterns {
+                    if let Ok(glob) = compile_glob(p) {
+                        builder.add(glob);
+                    }
+                }
+                builder.build().unwrap_or_else(|_| GlobSet::empty())
+            })
+        };
         dqlint_project::LoadOptions {
             envs,
             ddl,
             envs_from,
+            dqx_checks: globs(&self.dqx.checks),
+            dqx_configs: globs(&self.dqx.configs),
             ..Default::default()
         }
     }
@@ -513,6 +643,168 @@ struct RawConfig {
     severity: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     sql: Option<RawSql>,
     overrides: Option<Vec<Spanned<RawOverride>>>,
+    dqx: Option<RawDqx>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDqx {
+    version: Option<Spanned<String>>,
+    extras: Option<Vec<Spanned<String>>>,
+    custom_functions: Option<BTreeMap<Spanned<String>, Vec<Spanned<String>>>>,
+    variables: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
+    dbr: Option<Spanned<String>>,
+    checks: Option<Vec<Spanned<String>>>,
+    configs: Option<Vec<Spanned<String>>>,
+    schemas: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
+}
+
+/// A Python identifier, as a check function or parameter name must be.
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Python's `str(value)` of a TOML scalar, as DQX substitutes it.
+fn python_str(value: &toml::Value) -> Option<String> {
+    Some(match value {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e16 => {
+            format!("{f:.1}")
+        }
+        toml::Value::Float(f) => f.to_string(),
+        toml::Value::Boolean(true) => "True".into(),
+        toml::Value::Boolean(false) => "False".into(),
+        toml::Value::Datetime(d) => d.to_string().replace('T', " "),
+        toml::Value::Array(_) | toml::Value::Table(_) => return None,
+    })
+}
+
+fn dqx_config(raw: RawDqx) -> Located<DqxConfig> {
+    let mut out = DqxConfig {
+        present: true,
+        ..DqxConfig::default()
+    };
+    if let Some(version) = raw.version {
+        let v = version.get_ref().trim();
+        if !dqlint_dqx::catalogue::VERSIONS.contains(&v) {
+            let known: Vec<String> = dqlint_dqx::catalogue::VERSIONS
+                .iter()
+                .map(|v| format!("`{v}`"))
+                .collect();
+            return Err((
+                version.span(),
+                format!(
+                    "`{v}` is not a DQX version dqlint has the function catalogue of (expected {})",
+                    known.join(" or ")
+                ),
+            ));
+        }
+        out.version = Some(v.to_string());
+    }
+    for extra in raw.extras.unwrap_or_default() {
+        let name = extra.get_ref().trim();
+        if dqlint_dqx::Extra::parse(name).is_none() {
+            let near = ["pii", "anomaly"]
+                .into_iter()
+                .find(|k| strsim::jaro_winkler(k, &name.to_ascii_lowercase()) > 0.8)
+                .map(|k| format!("; did you mean `{k}`?"))
+                .unwrap_or_default();
+            return Err((
+                extra.span(),
+                format!("`{name}` is not a DQX extra (expected `pii` or `anomaly`){near}"),
+            ));
+        }
+        out.extras.push(name.to_string());
+    }
+    let mut customs: Vec<_> = raw
+        .custom_functions
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    customs.sort_by_key(|(k, _)| k.span().start);
+    for (name, params) in customs {
+        if !is_identifier(name.get_ref()) {
+            return Err((
+                name.span(),
+                format!(
+                    "`{}` is not a function name (a Python identifier)",
+                    name.get_ref()
+                ),
+            ));
+        }
+        let mut list = Vec::new();
+        for param in params {
+            let text = param.get_ref().trim();
+            let bare = text.split_once('=').map_or(text, |(n, _)| n.trim());
+            if !is_identifier(bare) {
+                return Err((
+                    param.span(),
+                    format!("`{text}` is not a parameter: a name (required), or `name=default` (optional)"),
+                ));
+            }
+            list.push(text.to_string());
+        }
+        out.custom_functions.push((name.into_inner(), list));
+    }
+    for (name, value) in raw.variables.unwrap_or_default() {
+        let Some(text) = python_str(value.get_ref()) else {
+            return Err((
+                value.span(),
+                format!(
+                    "variable `{}` is a TOML {}: DQX substitutes only scalars (strings, numbers, booleans, dates)",
+                    name.get_ref(),
+                    value.get_ref().type_str()
+                ),
+            ));
+        };
+        out.variables.insert(name.into_inner(), text);
+    }
+    if let Some(dbr) = raw.dbr {
+        let v = dbr.get_ref().trim();
+        let numeric = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit());
+        let ok = match v.split_once('.') {
+            Some((major, minor)) => numeric(major) && numeric(minor),
+            None => false,
+        };
+        if !ok {
+            return Err((
+                dbr.span(),
+                format!("`{v}` is not a Databricks Runtime version (`MAJOR.MINOR`, as `16.4`)"),
+            ));
+        }
+        out.dbr = Some(v.to_string());
+    }
+    for (key, target) in [
+        (raw.checks, &mut out.checks),
+        (raw.configs, &mut out.configs),
+    ] {
+        for glob in key.unwrap_or_default() {
+            compile_glob(glob.get_ref()).map_err(|m| (glob.span(), m))?;
+            target.push(glob.into_inner());
+        }
+    }
+    let mut schemas: Vec<_> = raw.schemas.unwrap_or_default().into_iter().collect();
+    schemas.sort_by_key(|(k, _)| k.span().start);
+    for (files, ddl) in schemas {
+        compile_glob(files.get_ref()).map_err(|m| (files.span(), m))?;
+        let columns = ddl_columns(ddl.get_ref()).map_err(|m| {
+            (
+                ddl.span(),
+                format!("not a Spark DDL schema (`id BIGINT, name STRING`): {m}"),
+            )
+        })?;
+        out.schemas.push(DqxSchema {
+            files: files.into_inner(),
+            ddl: ddl.into_inner(),
+            columns,
+        });
+    }
+    Ok(out)
 }
 
 #[derive(Deserialize)]
@@ -645,7 +937,7 @@ mod tests {
     fn mistakes_have_a_line_and_column() {
         assert_eq!(
             error("select = [\"DQ1\"]\n\nselct = [\"DQ4\"]\n"),
-            "dqlint.toml:3:1: unknown key `selct` (expected one of `select`, `ignore`, `envs`, `ddl`, `severity`, `sql`, `overrides`); did you mean `select`?"
+            "dqlint.toml:3:1: unknown key `selct` (expected one of `select`, `ignore`, `envs`, `ddl`, `severity`, `sql`, `overrides`, `dqx`); did you mean `select`?"
         );
         assert_eq!(
             error("ignore = [\"DQ402\", \"DQ999\"]\n"),
@@ -662,6 +954,75 @@ mod tests {
             .starts_with("dqlint.toml:1:8: `sql/[.sql` is not a valid glob"));
         assert!(error("select = \"DQ1\"\n").starts_with("dqlint.toml:1:10: "));
         assert!(error("select = [\n").starts_with("dqlint.toml:"));
+    }
+
+    #[test]
+    fn reads_the_dqx_table() {
+        let config = parse(
+            "[dqx]\nversion = \"0.16.0\"\nextras = [\"pii\"]\ncustom_functions = { is_valid_sku = [\"column\", \"strict=False\"] }\n\
+             variables = { min_price = \"0\", days = 3, strict = true, ratio = 1.0 }\ndbr = \"16.4\"\n\
+             checks = [\"quality/**/*.yml\"]\nconfigs = [\".dqx/config.yml\"]\n\
+             [dqx.schemas]\n\"quality/orders*.yml\" = \"order_id BIGINT, `country code` STRING, price DECIMAL(10,2), tags STRUCT<a: INT, b: STRING> NOT NULL COMMENT 'x, y'\"\n",
+        )
+        .unwrap();
+        let dqx = &config.dqx;
+        assert!(dqx.present);
+        assert_eq!(dqx.version.as_deref(), Some("0.16.0"));
+        assert_eq!(dqx.extras, ["pii"]);
+        assert_eq!(
+            dqx.custom_functions,
+            [(
+                "is_valid_sku".to_string(),
+                vec!["column".to_string(), "strict=False".to_string()]
+            )]
+        );
+        // As DQX's str(value): Python's spelling of booleans and floats.
+        assert_eq!(dqx.variables["days"], "3");
+        assert_eq!(dqx.variables["strict"], "True");
+        assert_eq!(dqx.variables["ratio"], "1.0");
+        assert_eq!(dqx.dbr.as_deref(), Some("16.4"));
+        assert_eq!(dqx.checks, ["quality/**/*.yml"]);
+        assert_eq!(dqx.configs, [".dqx/config.yml"]);
+        let schema = dqx.schema_for("quality/orders_2024.yml").unwrap();
+        assert_eq!(
+            schema.columns,
+            ["order_id", "country code", "price", "tags"]
+        );
+        assert!(dqx.schema_for("quality/customers.yml").is_none());
+        assert!(!parse("").unwrap().dqx.present);
+    }
+
+    #[test]
+    fn dqx_mistakes_have_a_line_and_column() {
+        assert_eq!(
+            error("[dqx]\nverison = \"0.17.0\"\n"),
+            "dqlint.toml:2:1: unknown key `verison` (expected one of `version`, `extras`, `custom_functions`, `variables`, `dbr`, `checks`, `configs`, `schemas`); did you mean `version`?"
+        );
+        assert_eq!(
+            error("[dqx]\nversion = \"0.15.0\"\n"),
+            "dqlint.toml:2:11: `0.15.0` is not a DQX version dqlint has the function catalogue of (expected `0.16.0` or `0.17.0`)"
+        );
+        assert_eq!(
+            error("[dqx]\nextras = [\"pi\"]\n"),
+            "dqlint.toml:2:11: `pi` is not a DQX extra (expected `pii` or `anomaly`); did you mean `pii`?"
+        );
+        assert!(error("[dqx]\ndbr = \"latest\"\n")
+            .starts_with("dqlint.toml:2:7: `latest` is not a Databricks Runtime version"));
+        assert!(error("[dqx]\nvariables = { days = [1, 2] }\n")
+            .starts_with("dqlint.toml:2:22: variable `days` is a TOML array"));
+        assert!(
+            error("[dqx]\ncustom_functions = { \"is-sku\" = [\"column\"] }\n")
+                .starts_with("dqlint.toml:2:22: `is-sku` is not a function name")
+        );
+        assert!(
+            error("[dqx]\ncustom_functions = { is_sku = [\"col umn\"] }\n")
+                .starts_with("dqlint.toml:2:32: `col umn` is not a parameter")
+        );
+        assert!(error("[dqx]\nchecks = [\"q/[.yml\"]\n")
+            .starts_with("dqlint.toml:2:11: `q/[.yml` is not a valid glob"));
+        assert!(error("[dqx.schemas]\n\"q/*.yml\" = \"id BIGINT, name\"\n")
+            .starts_with("dqlint.toml:2:13: not a Spark DDL schema (`id BIGINT, name STRING`): column `name` has no type"));
+        assert!(error("[dqx.schemas]\n\"q/*.yml\" = \"id DECIMAL(10,2\"\n").contains("unbalanced"));
     }
 
     #[test]

@@ -34,6 +34,11 @@ pub struct Context<'a> {
     /// The data_quality actions, found once: a dozen rules walk them, some
     /// once per environment, and finding them means reading every action.
     dq_actions: Vec<(&'a Flowgroup, &'a Action)>,
+    /// `[dqx]` of `dqlint.toml` (the defaults without one).
+    pub dqx: crate::config::DqxConfig,
+    /// The DQX catalogue `dqx` selects, with its extras and custom
+    /// functions, built once.
+    dqx_catalogue: std::sync::OnceLock<dqlint_dqx::Catalogue>,
 }
 
 /// Where rules put what they find.
@@ -49,6 +54,33 @@ impl Findings {
 }
 
 impl<'a> Context<'a> {
+    /// The context with `dqlint.toml`'s `[dqx]` settings.
+    pub fn with_dqx(project: &'a Project, dqx: &crate::config::DqxConfig) -> Context<'a> {
+        let mut ctx = Context::new(project);
+        ctx.dqx = dqx.clone();
+        ctx
+    }
+
+    /// The DQX function catalogue checked against: `[dqx] version` (default
+    /// 0.17.0), its `extras` installed, its `custom_functions` registered.
+    pub fn dqx_catalogue(&self) -> &dqlint_dqx::Catalogue {
+        self.dqx_catalogue.get_or_init(|| {
+            let base = self
+                .dqx
+                .version
+                .as_deref()
+                .and_then(dqlint_dqx::catalogue)
+                .unwrap_or_else(dqlint_dqx::Catalogue::default_version);
+            let extras: Vec<dqlint_dqx::Extra> = self
+                .dqx
+                .extras
+                .iter()
+                .filter_map(|e| dqlint_dqx::Extra::parse(e))
+                .collect();
+            base.configured(&extras, &self.dqx.custom_functions)
+        })
+    }
+
     pub fn new(project: &'a Project) -> Context<'a> {
         let envs = envs_or_none(&project.envs);
         let dq_actions: Vec<(&'a Flowgroup, &'a Action)> = project
@@ -77,6 +109,8 @@ impl<'a> Context<'a> {
             }
         }
         Context {
+            dqx: Default::default(),
+            dqx_catalogue: Default::default(),
             project,
             envs,
             expectation_users,
@@ -161,7 +195,7 @@ pub fn lint_configured(
         config,
         cli: selection,
     };
-    let mut ctx = Context::new(project);
+    let mut ctx = Context::with_dqx(project, &config.dqx);
     ctx.udfs = config.udfs.clone();
     // Rules are independent readers of the context: run them in parallel,
     // and concatenate their findings in registry order so the result does

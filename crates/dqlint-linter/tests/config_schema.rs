@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use dqlint_linter::config::{Config, OVERRIDE_KEYS, SEVERITY_NAMES, TOP_LEVEL_KEYS};
+use dqlint_linter::config::{Config, DQX_KEYS, OVERRIDE_KEYS, SEVERITY_NAMES, TOP_LEVEL_KEYS};
 use dqlint_linter::RULES;
 use serde_json::{json, Map, Value};
 
@@ -47,6 +47,7 @@ fn key_doc(key: &str) -> (&'static str, Value, Value) {
         "sql" => ("SQL settings. `udfs`: the functions the project registers (spark.udf.register, session functions), one-part names; DQ306 does not report calls of them.", json!({ "type": "object", "additionalProperties": false, "properties": { "udfs": { "type": "array", "items": { "type": "string", "minLength": 1 } } } }), json!({ "udfs": ["is_valid_sku"] })),
         "overrides" => ("Settings for the findings located in some files; later entries win.", json!({ "type": "array", "items": { "$ref": "#/definitions/override" } }), json!([{ "files": ["pipelines/legacy/**"], "ignore": ["DQ105"] }])),
         "files" => ("Globs of the files this override applies to, relative to the project root; a glob without / matches file names anywhere.", json!({ "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }), json!(["pipelines/legacy/**"])),
+        "dqx" => ("DQX checks files and run configs: the catalogue version, extras, custom functions, variables, target runtime, files forced to a DQX kind, and table schemas (docs/dqx.md).", json!({ "$ref": "#/definitions/dqx" }), json!({ "version": "0.17.0", "extras": ["pii"], "custom_functions": { "is_valid_sku": ["column"] }, "variables": { "min_price": "0" }, "dbr": "16.4", "checks": ["quality/**/*.yml"], "configs": [".dqx/config.yml"], "schemas": { "quality/orders*.yml": "order_id BIGINT, country STRING" } })),
         other => panic!("no documentation for the key `{other}`: add it here"),
     }
 }
@@ -56,6 +57,31 @@ fn property(key: &str) -> Value {
     schema["description"] = json!(description);
     schema["examples"] = json!([example]);
     schema
+}
+
+/// `[dqx]`: one property per key of `DQX_KEYS`.
+fn dqx_schema() -> Value {
+    let globs = json!({ "type": "array", "items": { "type": "string", "minLength": 1 } });
+    let properties: Map<String, Value> = DQX_KEYS
+        .iter()
+        .map(|key| {
+            let (description, schema) = match *key {
+                "version" => ("The DQX version whose function catalogue checks are held to. Default: 0.17.0.", json!({ "type": "string", "enum": dqlint_dqx::catalogue::VERSIONS })),
+                "extras" => ("Optional DQX modules installed (databricks-labs-dqx[pii]), whose check functions then exist.", json!({ "type": "array", "items": { "type": "string", "enum": ["pii", "anomaly"] } })),
+                "custom_functions" => ("Custom check functions: name -> parameters (`column` required, `limit=10` optional); DQ810-DQ812 accept them.", json!({ "type": "object", "additionalProperties": { "type": "array", "items": { "type": "string", "minLength": 1 } } })),
+                "variables" => ("Values of `{{ name }}` placeholders (DQ824), scalars, substituted as DQX does.", json!({ "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } })),
+                "dbr" => ("The Databricks Runtime the checks run on (MAJOR.MINOR), for DQ826.", json!({ "type": "string", "pattern": "^[0-9]+\\.[0-9]+$" })),
+                "checks" => ("Globs of files read as DQX checks files whatever their content, relative to the project root.", globs.clone()),
+                "configs" => ("Globs of files read as DQX run configs whatever their content, relative to the project root.", globs.clone()),
+                "schemas" => ("Glob of checks files -> the Spark DDL schema of the table they check (`id BIGINT, name STRING`), for DQ827.", json!({ "type": "object", "additionalProperties": { "type": "string", "minLength": 1 } })),
+                other => panic!("no documentation for the [dqx] key `{other}`: add it here"),
+            };
+            let mut schema = schema;
+            schema["description"] = json!(description);
+            (key.to_string(), schema)
+        })
+        .collect();
+    json!({ "type": "object", "additionalProperties": false, "properties": properties })
 }
 
 fn expected_schema() -> Value {
@@ -93,6 +119,7 @@ fn expected_schema() -> Value {
                 "required": ["files"],
                 "properties": override_properties,
             },
+            "dqx": dqx_schema(),
         },
     })
 }
@@ -231,6 +258,10 @@ fn schema_keys_are_the_keys_the_parser_accepts() {
         keys(&schema["definitions"]["override"]["properties"]),
         accepted_keys("[[overrides]]\nfiles = [\"a\"]\nnot_a_key = 1\n")
     );
+    assert_eq!(
+        keys(&schema["definitions"]["dqx"]["properties"]),
+        accepted_keys("[dqx]\nnot_a_key = 1\n")
+    );
 }
 
 #[test]
@@ -292,6 +323,7 @@ fn schema_and_parser_agree_on_sample_files() {
         String::new(),
         "select = [\"DQ4\", \"quarantine-coerces-action\"]\nignore = [\"DQ402\"]\n".into(),
         "[severity]\nDQ2 = \"info\"\n\n[[overrides]]\nfiles = [\"*.sql\"]\nselect = [\"DQ409\"]\n[overrides.severity]\nDQ409 = \"error\"\n".into(),
+        "[dqx]\nversion = \"0.16.0\"\nchecks = [\"q/*.yml\"]\n[dqx.schemas]\n\"q/*.yml\" = \"id BIGINT\"\n".into(),
     ];
     for text in &valid {
         assert!(
@@ -311,6 +343,9 @@ fn schema_and_parser_agree_on_sample_files() {
         "[[overrides]]\nfiles = []\n",
         "[[overrides]]\nfiles = [\"a\"]\nenvs = [\"dev\"]\n",
         "envs = [\"\"]\n",
+        "[dqx]\nverison = \"0.17.0\"\n",
+        "[dqx]\nversion = \"0.15.0\"\n",
+        "[dqx]\nextras = [\"pi\"]\n",
     ];
     for text in invalid {
         assert!(!schema_errors(text).is_empty(), "schema accepts:\n{text}");

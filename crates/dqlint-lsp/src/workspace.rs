@@ -257,7 +257,8 @@ impl Workspace {
                 let dqx = workspace
                     .files
                     .iter()
-                    .any(|(_, d)| matches!(d, Dialect::DqxChecks | Dialect::DqxRunConfig));
+                    .any(|(_, d)| matches!(d, Dialect::DqxChecks | Dialect::DqxRunConfig))
+                    || Config::discover(&workspace.root, None).is_ok_and(|c| c.dqx.present);
                 if dqx {
                     if let Some(root) = convert::canonical(&workspace.root) {
                         self.project(&root);

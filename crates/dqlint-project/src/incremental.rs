@@ -116,7 +116,7 @@ impl Project {
             if matches!(file.kind, FileKind::DqxChecks | FileKind::DqxRunConfig) {
                 let text = &edits[id];
                 let yaml = all_edits.parses.get(id).map(|y| y.as_ref());
-                let now = crate::dialect::dqx_kind(&file.rel, text, yaml);
+                let now = self.dqx_forced.dqx_kind(&file.rel, text, yaml);
                 // A file a run config names is a checks file whatever its
                 // content, unless it now reads as a run config itself.
                 let still_named = file.kind == FileKind::DqxChecks
@@ -166,7 +166,7 @@ impl Project {
                     .filter(|p| {
                         !files.iter().any(|f| {
                             &f.path == p
-                                && crate::dialect::dqx_kind(&f.rel, &f.text, f.yaml.as_deref())
+                                && self.dqx_forced.dqx_kind(&f.rel, &f.text, f.yaml.as_deref())
                                     == Some(FileKind::DqxChecks)
                         })
                     })
@@ -410,6 +410,7 @@ impl Project {
             pipeline_config,
             problems,
             walk_errors: self.walk_errors.clone(),
+            dqx_forced: self.dqx_forced.clone(),
         })
     }
 

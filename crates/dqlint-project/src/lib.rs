@@ -55,6 +55,44 @@ pub struct LoadOptions {
     /// they came from `--env` or are the default): read as a project file
     /// ([`FileKind::LintConfig`], [`Project::envs_from`]).
     pub envs_from: Option<PathBuf>,
+    /// `[dqx] checks`: files read as DQX checks files whatever their content.
+    pub dqx_checks: Option<globset::GlobSet>,
+    /// `[dqx] configs`: files read as DQX run configs whatever their content.
+    pub dqx_configs: Option<globset::GlobSet>,
+}
+
+/// The files `dqlint.toml` forces to a DQX kind (`[dqx] checks`,
+/// `[dqx] configs`; project-relative globs). A run config glob wins.
+#[derive(Clone, Debug, Default)]
+pub struct DqxForced {
+    pub checks: Option<globset::GlobSet>,
+    pub configs: Option<globset::GlobSet>,
+}
+
+impl DqxForced {
+    /// The kind forced on the file at project-relative `rel`, if any.
+    pub fn kind_of(&self, rel: &str) -> Option<FileKind> {
+        let hit = |set: &Option<globset::GlobSet>| set.as_ref().is_some_and(|s| s.is_match(rel));
+        if hit(&self.configs) {
+            Some(FileKind::DqxRunConfig)
+        } else if hit(&self.checks) {
+            Some(FileKind::DqxChecks)
+        } else {
+            None
+        }
+    }
+
+    /// The DQX kind of a YAML/JSON file outside LHP's layout: forced by
+    /// `dqlint.toml`, else by its content ([`dialect::dqx_kind`]).
+    pub fn dqx_kind(
+        &self,
+        rel: &str,
+        text: &str,
+        yaml: Option<&dqlint_yaml::YamlFile>,
+    ) -> Option<FileKind> {
+        self.kind_of(rel)
+            .or_else(|| dialect::dqx_kind(rel, text, yaml))
+    }
 }
 
 #[derive(Debug)]
@@ -78,6 +116,8 @@ pub struct Project {
     /// Files walked under `pipelines/` that the walk could not read
     /// (symlink loops, permissions), with the reason.
     pub walk_errors: Vec<(PathBuf, String)>,
+    /// The files `dqlint.toml` makes DQX files whatever their content.
+    pub dqx_forced: DqxForced,
 }
 
 /// `continuous` per pipeline from `config/pipeline_config.yaml`.
@@ -186,11 +226,16 @@ impl Project {
                 root.display()
             )));
         }
+        let dqx_forced = DqxForced {
+            checks: options.dqx_checks.clone(),
+            configs: options.dqx_configs.clone(),
+        };
         let mut loader = Loader {
             root: root.clone(),
             overlay: &options.overlay,
             files: Vec::new(),
             walk_errors: Vec::new(),
+            dqx_forced: &dqx_forced,
         };
         if !root.join("lhp.yaml").is_file() {
             timings::phase_done("load: start (DQX-only root)");
@@ -210,6 +255,7 @@ impl Project {
                 pipeline_config: PipelineConfig::default(),
                 problems: Vec::new(),
                 walk_errors,
+                dqx_forced,
             });
         }
 
@@ -364,6 +410,7 @@ impl Project {
             pipeline_config,
             problems,
             walk_errors,
+            dqx_forced,
         })
     }
 }
@@ -467,6 +514,7 @@ struct Loader<'a> {
     overlay: &'a Overlay,
     files: Vec<SourceFile>,
     walk_errors: Vec<(PathBuf, String)>,
+    dqx_forced: &'a DqxForced,
 }
 
 impl Loader<'_> {
@@ -612,16 +660,24 @@ impl Loader<'_> {
             .map(|entry| entry.into_path())
             .collect();
         let overlay = self.overlay;
+        let forced = self.dqx_forced;
         candidates
             .into_par_iter()
             .filter_map(|path| {
                 let text = files::read_text(&path, overlay).ok()?;
                 let rel = files::relative_path(root, &path);
-                // The cheap look at the text first: most YAML is not DQX.
-                dialect::classify(&rel, &text)?;
+                // `[dqx] checks` / `configs` decide alone; else the cheap
+                // look at the text first: most YAML is not DQX.
+                let forced_kind = forced.kind_of(&rel);
+                if forced_kind.is_none() {
+                    dialect::classify(&rel, &text)?;
+                }
                 let file =
                     files::file_from_text(FileId(0), root, path, FileKind::DqxChecks, text, None);
-                let kind = dialect::dqx_kind(&rel, &file.text, file.yaml.as_deref())?;
+                let kind = match forced_kind {
+                    Some(kind) => kind,
+                    None => dialect::dqx_kind(&rel, &file.text, file.yaml.as_deref())?,
+                };
                 Some(SourceFile { kind, ..file })
             })
             .collect()

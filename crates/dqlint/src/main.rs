@@ -366,10 +366,14 @@ fn lint_command(mut args: LintArgs) -> Result<ExitCode, String> {
         }
         let root = match find_lint_root(path) {
             (root, RootMarker::LhpProject) => root,
-            // No lhp.yaml: a DQX-only root when it holds DQX files.
+            // No lhp.yaml: a DQX-only root when it holds DQX files, or
+            // its dqlint.toml has a [dqx] table (a broken one is reported
+            // by the lint below).
             (root, _) => {
                 let workspace = discover(&root);
-                if !is_dqx_root(&workspace) {
+                let dqx_configured =
+                    Config::discover(&root, args.config.as_deref()).map_or(true, |c| c.dqx.present);
+                if !is_dqx_root(&workspace) && !dqx_configured {
                     return Err(no_lhp_project(path, &workspace));
                 }
                 root
@@ -428,10 +432,12 @@ fn lint_command(mut args: LintArgs) -> Result<ExitCode, String> {
             options.overlay = overlay.clone();
             let project = Project::load(&root, &options).map_err(|e| e.to_string())?;
             if !project.is_lhp() && project.files.is_empty() {
-                // The text looked like DQX, the structure does not.
+                // The text looked like DQX, the structure does not; or
+                // only [dqx] made it a root, and its globs match nothing.
                 return Err(format!(
-                    "nothing to lint under {}: no lhp.yaml in it or any parent folder, and no file there is a DQX checks file or run config",
-                    root.display()
+                    "nothing to lint under {}: no lhp.yaml in it or any parent folder, and no file there is a DQX checks file or run config{}",
+                    root.display(),
+                    if config.dqx.present { " (by its content or by [dqx] checks / configs in dqlint.toml)" } else { "" }
                 ));
             }
             let diagnostics: Vec<_> = lint_configured(&project, &config, &selection)

@@ -265,3 +265,122 @@ fn unreadable_configuration() {
         stderr(&out)
     );
 }
+
+/// A DQX-only root (no lhp.yaml) with these files.
+fn dqx_root(files: &[(&str, &str)]) -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (rel, text) in files {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+const VERSIONED_CHECKS: &str = "\
+- criticality: error
+  check:
+    function: has_num_decimal_places
+    arguments: {column: price, limit: 2}
+- criticality: error
+  check:
+    function: does_not_contain_pii
+    arguments: {column: notes}
+- criticality: error
+  check:
+    function: is_valid_sku
+    arguments: {column: sku, strict: true}
+- criticality: error
+  check:
+    function: is_valid_sku
+    arguments: {col: sku}
+";
+
+/// `[dqx] version` selects the catalogue (DQ810 names the version that has
+/// a function, both ways), `extras` installs optional modules, and
+/// `custom_functions` are accepted by DQ810-DQ812 with their parameters.
+#[test]
+fn dqx_version_extras_and_custom_functions_shape_the_function_checks() {
+    let dir = dqx_root(&[("quality/orders.yml", VERSIONED_CHECKS)]);
+    let out = stdout(&dqlint(dir.path(), &["--no-cache"]));
+    assert!(out.contains("orders.yml:7:15: error[DQ810] DQX 0.17.0 has no check function `does_not_contain_pii`; it rejects the check unless the `pii` extra is installed"), "{out}");
+    assert!(
+        out.contains(
+            "orders.yml:11:15: error[DQ810] DQX 0.17.0 has no check function `is_valid_sku`"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("orders.yml:3:"), "{out}");
+
+    std::fs::write(
+        dir.path().join("dqlint.toml"),
+        "[dqx]\nversion = \"0.16.0\"\nextras = [\"pii\"]\ncustom_functions = { is_valid_sku = [\"column\", \"strict=False\"] }\n",
+    )
+    .unwrap();
+    let out = stdout(&dqlint(dir.path(), &["--no-cache"]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].contains("orders.yml:3:15: error[DQ810] DQX 0.16.0 has no check function `has_num_decimal_places`; it rejects the check (DQX 0.17.0 has it)"), "{out}");
+    // The custom function: `col` is not a parameter and `column` is missing.
+    assert!(
+        out.contains("orders.yml:16:16: error[DQ811] `is_valid_sku` needs the argument `column`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("error[DQ812]") && out.contains("`col`"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("does_not_contain_pii") && !out.contains(":11:15:"),
+        "{out}"
+    );
+    assert_eq!(lines.len(), 3, "{out}");
+}
+
+/// `[dqx] checks` and `configs` force files to a DQX kind whatever their
+/// content, and a `[dqx]` table alone makes a folder a DQX-only root.
+#[test]
+fn dqx_checks_and_configs_globs_force_the_kind() {
+    let dir = dqx_root(&[
+        (
+            "dqlint.toml",
+            "[dqx]\nchecks = [\"quality/*.yml\"]\nconfigs = [\"deploy/dqx.yml\"]\n",
+        ),
+        // Not a list: no checks file by content, one by configuration.
+        ("quality/orders.yml", "function: is_not_null\n"),
+        ("quality/empty.yml", "# nothing yet\n"),
+        ("deploy/dqx.yml", "log_level: INFO\n"),
+    ]);
+    let out = stdout(&dqlint(dir.path(), &["--no-cache"]));
+    assert!(
+        out.contains("quality/orders.yml:1:1: error[DQ801]"),
+        "{out}"
+    );
+    assert!(out.contains("deploy/dqx.yml:1:1: error[DQ850]"), "{out}");
+    assert!(!out.contains("empty.yml"), "{out}");
+
+    // Nothing matched: exit 2, nothing to lint.
+    let dir = dqx_root(&[("dqlint.toml", "[dqx]\nchecks = [\"quality/*.yml\"]\n")]);
+    let output = dqlint(dir.path(), &["--no-cache"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("nothing to lint"), "{err}");
+}
+
+/// A `[dqx]` mistake stops the run with its line and column.
+#[test]
+fn a_dqx_mistake_exits_2_with_its_place() {
+    let dir = dqx_root(&[
+        ("dqlint.toml", "[dqx]\nversion = \"0.18.0\"\n"),
+        (
+            "checks.yml",
+            "- check: {function: is_not_null, arguments: {column: a}}\n",
+        ),
+    ]);
+    let output = dqlint(dir.path(), &["--no-cache"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains("dqlint.toml:2:11: `0.18.0` is not a DQX version"),
+        "{err}"
+    );
+}

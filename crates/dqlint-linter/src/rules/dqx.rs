@@ -126,9 +126,15 @@ fn load_run_config_files<'a>(ctx: &Context<'a>) -> Vec<RunConfigSource<'a>> {
         .collect()
 }
 
-/// The catalogue checked against (DQX 0.17.0).
+/// The default catalogue (DQX 0.17.0); rules use [`catalogue_of`].
 pub fn catalogue() -> &'static Catalogue {
     Catalogue::default_version()
+}
+
+/// The catalogue the project's `[dqx]` selects (version, extras, custom
+/// functions).
+pub fn catalogue_of<'c>(ctx: &'c Context) -> &'c Catalogue {
+    ctx.dqx_catalogue()
 }
 
 /// A check item whose `check:` block is well formed enough for DQX to
@@ -142,13 +148,23 @@ pub struct ResolvedCheck<'a> {
     pub for_each_column: Option<&'a [Typed]>,
 }
 
-/// The check block of an item that DQX would validate arguments of.
+/// The check block of an item that DQX would validate arguments of,
+/// against the default catalogue; rules use [`resolved_in`].
 pub fn resolved(item: &Typed) -> Option<ResolvedCheck<'_>> {
+    resolved_with(catalogue(), item)
+}
+
+/// [`resolved`] against the project's catalogue ([`catalogue_of`]).
+pub fn resolved_in<'a>(ctx: &'a Context, item: &'a Typed) -> Option<ResolvedCheck<'a>> {
+    resolved_with(catalogue_of(ctx), item)
+}
+
+fn resolved_with<'a>(cat: &'a Catalogue, item: &'a Typed) -> Option<ResolvedCheck<'a>> {
     let check = item.get("check")?;
     check.as_map()?;
     let function_node = check.get("function")?;
     let name = function_node.as_str()?;
-    let function = catalogue().function(name, &[])?;
+    let function = cat.function(name, &[])?;
     let arguments_node = check.get("arguments");
     let arguments = match arguments_node {
         None => &[][..],

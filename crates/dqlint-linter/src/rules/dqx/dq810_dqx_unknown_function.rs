@@ -32,11 +32,11 @@
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{catalogue, checks_files, closest};
+use crate::rules::dqx::{catalogue_of, checks_files, closest};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ810");
-    let cat = catalogue();
+    let cat = catalogue_of(ctx);
     for file in checks_files(ctx) {
         for item in file.items() {
             let Some(node) = item

@@ -38,13 +38,13 @@ use dqlint_dqx::ArgIssue;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, closest, resolved};
+use crate::rules::dqx::{checks_files, closest, resolved_in};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ812");
     for file in checks_files(ctx) {
         for item in file.items() {
-            let Some(check) = resolved(item) else {
+            let Some(check) = resolved_in(ctx, item) else {
                 continue;
             };
             let f = check.function;

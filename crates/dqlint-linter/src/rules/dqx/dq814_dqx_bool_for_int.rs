@@ -37,13 +37,13 @@ use dqlint_dqx::ArgIssue;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, resolved};
+use crate::rules::dqx::{checks_files, resolved_in};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ814");
     for file in checks_files(ctx) {
         for item in file.items() {
-            let Some(check) = resolved(item) else {
+            let Some(check) = resolved_in(ctx, item) else {
                 continue;
             };
             let f = check.function;

@@ -49,7 +49,7 @@ use dqlint_dqx::{Kind, Typed};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, resolved};
+use crate::rules::dqx::{checks_files, resolved_in};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ815");
@@ -102,7 +102,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     scalars(&entry.value, &mut |v, top| report(v, top, false, false));
                 }
             }
-            let Some(check) = resolved(item) else {
+            let Some(check) = resolved_in(ctx, item) else {
                 continue;
             };
             for entry in check.arguments {

@@ -34,14 +34,14 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, own_lines, resolved};
+use crate::rules::dqx::{checks_files, own_lines, resolved_in};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ817");
     for file in checks_files(ctx) {
         let text = &file.file.text;
         for item in file.items() {
-            let Some(check) = resolved(item) else {
+            let Some(check) = resolved_in(ctx, item) else {
                 continue;
             };
             if check.for_each_column.is_none() {
