@@ -321,7 +321,10 @@ registry! {
     "DQ821" "dqx-row-filter-overridden" Warning File dqx/dq821_dqx_row_filter_overridden;
     "DQ822" "dqx-in-list-bare-identifier" Warning File dqx/dq822_dqx_in_list_bare_identifier;
     "DQ823" "dqx-limit-is-expression" Info File dqx/dq823_dqx_limit_is_expression;
+    "DQ824" "dqx-unresolved-placeholder" Warning File dqx/dq824_dqx_unresolved_placeholder;
     "DQ825" "dqx-invalid-regex" Error File dqx/dq825_dqx_invalid_regex;
+    "DQ826" "dqx-requires-dbr" Warning File dqx/dq826_dqx_requires_dbr;
+    "DQ827" "dqx-unknown-column" Error File dqx/dq827_dqx_unknown_column;
     "DQ830" "dqx-duplicate-rule" Warning File dqx/dq830_dqx_duplicate_rule;
     "DQ831" "dqx-conflicting-rule" Info File dqx/dq831_dqx_conflicting_rule;
     "DQ832" "dqx-duplicate-name" Warning File dqx/dq832_dqx_duplicate_name;

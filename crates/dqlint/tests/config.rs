@@ -384,3 +384,68 @@ fn a_dqx_mistake_exits_2_with_its_place() {
         "{err}"
     );
 }
+
+const NEEDS_CONFIG: &str = "\
+- criticality: error
+  filter: \"price > {{ min_price }}\"
+  check:
+    function: is_geometry
+    arguments:
+      column: location
+- criticality: error
+  check:
+    function: sql_query
+    arguments:
+      query: SELECT id, price < 0 AS bad FROM {{ orders }} WHERE region = '{{ region }}'
+      input_placeholder: orders
+      merge_columns: [id]
+      condition_column: bad
+- criticality: error
+  check:
+    function: is_not_null
+    for_each_column: [id, pricee, 'coalesce(price, 0)', '*', Location.x]
+";
+
+/// DQ824, DQ826 and DQ827 follow `[dqx] variables`, `dbr` and `schemas`.
+#[test]
+fn dqx_variables_dbr_and_schemas_drive_dq824_dq826_dq827() {
+    let dir = dqx_root(&[("quality/orders.yml", NEEDS_CONFIG)]);
+    let out = stdout(&dqlint(dir.path(), &["--no-cache"]));
+    let codes: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split('[').nth(1)?.split(']').next())
+        .collect();
+    // No schema: no DQ827; the sql_query input placeholder is DQX's own.
+    assert_eq!(codes, ["DQ824", "DQ826", "DQ824"], "{out}");
+    assert!(
+        out.contains("2:20: warning[DQ824] unresolved placeholder `{{ min_price }}`"),
+        "{out}"
+    );
+    assert!(out.contains("11:76: warning[DQ824] unresolved placeholder `{{ region }}`: no `[dqx] variables` entry gives `region` a value; it stays as written inside the SQL string literal"), "{out}");
+    assert!(
+        out.contains("4:15: warning[DQ826] `is_geometry` needs Databricks Runtime 17.1"),
+        "{out}"
+    );
+
+    std::fs::write(
+        dir.path().join("dqlint.toml"),
+        "[dqx]\nvariables = { min_price = 0, region = \"EU\" }\ndbr = \"16.4\"\n[dqx.schemas]\n\"quality/*.yml\" = \"id BIGINT, price DOUBLE, location STRUCT<x: DOUBLE, y: DOUBLE>\"\n",
+    )
+    .unwrap();
+    let out = stdout(&dqlint(dir.path(), &["--no-cache"]));
+    let codes: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split('[').nth(1)?.split(']').next())
+        .collect();
+    assert_eq!(codes, ["DQ826", "DQ827"], "{out}");
+    assert!(out.contains("4:15: error[DQ826] `is_geometry` needs Databricks Runtime 17.1 or later and `[dqx] dbr` is 16.4"), "{out}");
+    assert!(out.contains("error[DQ827] the table of this checks file has no column `pricee` (did you mean `price`?)"), "{out}");
+
+    std::fs::write(
+        dir.path().join("dqlint.toml"),
+        "[dqx]\ndbr = \"17.1\"\nvariables = { min_price = 0, region = \"EU\" }\n",
+    )
+    .unwrap();
+    let out = stdout(&dqlint(dir.path(), &["--no-cache"]));
+    assert_eq!(out, "", "{out}");
+}
