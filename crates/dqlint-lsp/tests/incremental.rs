@@ -198,16 +198,18 @@ fn fresh_lint(root: &Path, texts: &HashMap<PathBuf, String>) -> Published {
         .iter()
         .map(|(path, text)| (path.clone(), Arc::from(text.as_str())))
         .collect();
+    // The project's dqlint.toml, as the server reads it.
+    let config = dqlint_linter::Config::discover(root, None).unwrap();
     let project = Project::load(
         root,
         &LoadOptions {
             overlay,
-            ..LoadOptions::default()
+            ..config.load_options(&[])
         },
     )
     .unwrap();
     let mut out = Published::new();
-    for finding in dqlint_linter::lint(&project, &Default::default()) {
+    for finding in dqlint_linter::lint_configured(&project, &config, &Default::default()) {
         let file = project.file(finding.primary.file);
         let at = |offset| {
             let (line, character) = file.lines.utf16_position(&file.text, offset);

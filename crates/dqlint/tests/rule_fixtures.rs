@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use dqlint_linter::{lint, Diagnostic, Selection, RULES};
+use dqlint_linter::{Diagnostic, Selection, RULES};
 use dqlint_project::{LoadOptions, Project};
 
 fn fixtures_root() -> PathBuf {
@@ -27,14 +27,18 @@ fn envs_of(dir: &Path) -> Vec<String> {
     }
 }
 
+/// Lints a fixture as the CLI does, with its `dqlint.toml` if it has one
+/// (the DQX rules that need `[dqx]` settings).
 fn lint_fixture(dir: &Path) -> (Project, Vec<Diagnostic>) {
+    let config = dqlint_linter::Config::discover(dir, None)
+        .unwrap_or_else(|e| panic!("{}: dqlint.toml: {e}", dir.display()));
     let options = LoadOptions {
         envs: envs_of(dir),
-        ..Default::default()
+        ..config.load_options(&[])
     };
     let project = Project::load(dir, &options)
         .unwrap_or_else(|e| panic!("{}: cannot load: {e}", dir.display()));
-    let diagnostics = lint(&project, &Selection::default());
+    let diagnostics = dqlint_linter::lint_configured(&project, &config, &Selection::default());
     (project, diagnostics)
 }
 
