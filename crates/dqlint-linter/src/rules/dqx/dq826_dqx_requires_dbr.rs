@@ -8,7 +8,10 @@
 //! Before running, DQX compares the runtime with the highest minimum of
 //! all the checks it applies (`_validate_dbr_version_requirements`) and
 //! raises `InvalidCheckError` when it is older, or when it runs outside
-//! Databricks: **the whole run fails**, not only that check.
+//! Databricks: **the whole run fails**, not only that check. Checked
+//! with `dqx_oracle.py --apply` on a local Spark session: validation and
+//! building pass, applying raises `InvalidCheckError` ("Check functions
+//! with a DBR version requirement can only run on Databricks Runtime").
 //!
 //! ## Example (bad)
 //! `dqlint.toml`:
