@@ -107,7 +107,8 @@ fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
                         ExprFact::NotBoolean if site == DqxSite::Message => continue,
                         ExprFact::NotRowLevel
                             if site == DqxSite::Expression
-                                && f.message.starts_with(dqlint_sql::expr::SCALAR_SUBQUERY) =>
+                                && (f.message.starts_with(dqlint_sql::expr::SCALAR_SUBQUERY)
+                                    || f.message.starts_with(dqlint_sql::expr::WINDOW_OVER)) =>
                         {
                             continue
                         }

@@ -124,6 +124,32 @@ fn sql_expression_non_boolean_and_aggregate_are_errors_scalar_subquery_is_fine()
 }
 
 #[test]
+fn a_window_in_sql_expression_runs_in_dqx_and_is_no_finding() {
+    // DQX's own yaml_checks_examples.yml has this check; DQX 0.17.0 runs it
+    // (oracle --apply on rows 50 and 150 of two sensors: one flagged).
+    let found = lint_checks(
+        "checks.yml",
+        &check(
+            "",
+            "sql_expression",
+            "      expression: MAX(reading_value) OVER (PARTITION BY sensor_id) > 100\n      negate: true\n",
+        ),
+    );
+    assert_eq!(found, vec![]);
+    // A ranking function without OVER is still DQ302: Spark cannot
+    // evaluate it anywhere.
+    let found = lint_checks(
+        "checks.yml",
+        &check("", "sql_expression", "      expression: row_number() = 1\n"),
+    );
+    assert_eq!(
+        found.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
+        vec!["DQ302"],
+        "{found:?}"
+    );
+}
+
+#[test]
 fn message_expr_is_string_valued_and_placeholders_are_names() {
     let found = lint_checks(
         "checks.yml",

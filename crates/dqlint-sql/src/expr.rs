@@ -334,6 +334,12 @@ const NON_BOOLEAN_FUNCS: &[&str] = &[
 /// `sql_expression`) runs scalar subqueries, and tells them by this.
 pub const SCALAR_SUBQUERY: &str = "a scalar subquery";
 
+/// How the finding for a function with an `OVER` clause (a
+/// [`ExprFact::NotRowLevel`]) begins: DQX's `sql_expression` is a
+/// projection, where Spark evaluates a window over the whole input (DQX
+/// 0.17.0 runs `MAX(x) OVER (PARTITION BY k) > 100` per row).
+pub const WINDOW_OVER: &str = "window function with an OVER clause";
+
 /// Checks one expectation's SQL boolean expression (the decoded text).
 pub fn check_expression(text: &str) -> Vec<ExprFinding> {
     check_expression_with(text, ExprOptions::default())
@@ -983,7 +989,7 @@ impl<'a> Ctx<'a> {
             out.push(ExprFinding {
                 kind: ExprFact::NotRowLevel,
                 message: format!(
-                    "window function `{name}` is not allowed in an expectation: an expectation \
+                    "{WINDOW_OVER} (`{name}`) is not allowed in an expectation: an expectation \
                      is evaluated per row"
                 ),
                 range: range(),
