@@ -98,7 +98,7 @@ fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
             for (node, site) in dqx_sql_strings(item) {
                 let Some(text) = node.as_str() else { continue };
                 // `{{ var }}` placeholders (DQ824's) stand in code as names
-                let blanked = blank_placeholders(text);
+                let blanked = crate::rules::dqx::blank_placeholders(text);
                 let options = dqlint_sql::expr::ExprOptions { udfs: &ctx.udfs };
                 for f in dqlint_sql::expr::check_expression_with(&blanked, options) {
                     let mut severity = None;
@@ -198,26 +198,6 @@ fn dqx_sql_strings(item: &dqlint_dqx::Typed) -> Vec<(&dqlint_dqx::Typed, DqxSite
         }
     }
     out.retain(|(node, _)| node.as_str().is_some());
-    out
-}
-
-/// `{{ name }}` replaced by underscores (a name of the same length), so
-/// that an unresolved placeholder is no syntax error.
-fn blank_placeholders(text: &str) -> String {
-    let mut out = text.to_string();
-    let mut from = 0;
-    while let Some(start) = text[from..].find("{{").map(|i| from + i) {
-        let Some(len) = text[start..].find("}}") else {
-            break;
-        };
-        let end = start + len + 2;
-        if text[start..end].contains('\n') {
-            from = start + 2;
-            continue;
-        }
-        out.replace_range(start..end, &"_".repeat(end - start));
-        from = end;
-    }
     out
 }
 

@@ -258,3 +258,16 @@ pub fn canonical(value: &Typed) -> String {
         }
     }
 }
+
+/// `text` with each `{{ ... }}` placeholder (DQX's own pattern,
+/// [`dq824_dqx_unresolved_placeholder::placeholders`]) replaced by
+/// underscores of the same length: a name, so that SQL around an unresolved
+/// placeholder still parses and keeps its offsets.
+pub fn blank_placeholders(text: &str) -> String {
+    let mut out = text.to_string();
+    for (_, range) in dq824_dqx_unresolved_placeholder::placeholders(text) {
+        let width = range.len();
+        out.replace_range(range, &"_".repeat(width));
+    }
+    out
+}

@@ -215,20 +215,6 @@ pub fn unsafe_words(text: &str) -> Vec<UnsafeWord> {
     out
 }
 
-fn blank_placeholders(text: &str) -> String {
-    let mut out = text.to_string();
-    let mut from = 0;
-    while let Some(start) = text[from..].find("{{").map(|i| from + i) {
-        let Some(len) = text[start..].find("}}") else {
-            break;
-        };
-        let end = start + len + 2;
-        out.replace_range(start..end, &"_".repeat(end - start));
-        from = end;
-    }
-    out
-}
-
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ820");
     for file in checks_files(ctx) {
@@ -258,7 +244,9 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     "DQX skips the check at run time, so every row is flagged (quarantined \
                      when the criticality is `error`)"
                 };
-                for (range, word, comment) in unsafe_words(&blank_placeholders(text)) {
+                for (range, word, comment) in
+                    unsafe_words(&crate::rules::dqx::blank_placeholders(text))
+                {
                     let span = map_to_source(ctx.project, file.id(), &node.span, text, range);
                     let place = if comment.is_some() {
                         " (in a comment)"
