@@ -9,9 +9,12 @@
 //! `join`, `format`) and keeps a map from every evaluated byte back to the
 //! source;
 //! [`predicate`] normalises row predicates to decide whether a quarantine
-//! filter is the exact negation of the drop rules.
+//! filter is the exact negation of the drop rules; [`model`] is what a
+//! pipeline file declares (datasets, expectations, flows, AUTO CDC), the
+//! one shape the Python and SQL readers both yield.
 
 pub mod eval;
+pub mod model;
 pub mod predicate;
 pub mod python;
 

@@ -1,4 +1,4 @@
-//! The predicate normaliser of the quarantine analysis (DQ920/DQ921):
+//! The predicate normaliser of the quarantine analysis (quarantine filters and the null gap):
 //! parse a row predicate with sqlparser's Databricks dialect, push NOT
 //! inward (De Morgan, comparison inversion, `IS [NOT] NULL`), flatten
 //! AND/OR, and sort and deduplicate their operands. Every step holds under
