@@ -72,8 +72,9 @@ pub struct Dataset {
     /// `STREAM(x)`, `FROM x`.
     pub reads: Vec<Read>,
     /// `.filter(...)` / `.where(...)` / `WHERE` predicates on the rows read.
-    pub row_filters: Vec<Constraint>,
-    /// A literal `.select(...)` / `SELECT` column list, when literal.
+    pub row_filters: Vec<RowFilter>,
+    /// The output column names of a literal `.select(...)` / `SELECT` list
+    /// (`F.col("x").alias("y")` gives `y`), when every item is literal.
     pub select_list: Option<Vec<Named>>,
     pub expectations: Vec<PipelineExpectation>,
 }
@@ -107,6 +108,14 @@ pub struct PipelineExpectation {
     pub origin: Range<usize>,
     /// The dict entry it came from, for `expect_all*` (the related location of a duplicate).
     pub from_dict: Option<Range<usize>>,
+}
+
+/// A row filter: its predicate, and the argument (or `WHERE` clause) as
+/// written, which a fix replaces.
+#[derive(Clone, Debug)]
+pub struct RowFilter {
+    pub predicate: Constraint,
+    pub span: Range<usize>,
 }
 
 /// A constraint (or row filter) text: known with its source map, or not.
@@ -146,6 +155,11 @@ pub struct AutoCdc {
     pub except_column_list: Option<Vec<Named>>,
     pub track_history_column_list: Option<Vec<Named>>,
     pub track_history_except_column_list: Option<Vec<Named>>,
+    /// When `source=` is a DataFrame (an expression, or a module-level
+    /// name bound to one): the datasets it reads and its literal select
+    /// list, so a re-injected branch can be compared with the clean one.
+    pub source_reads: Vec<Read>,
+    pub source_select_list: Option<Vec<Named>>,
     /// The legacy spelling (`apply_changes`, `APPLY CHANGES INTO`).
     pub legacy: bool,
 }
