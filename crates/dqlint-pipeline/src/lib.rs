@@ -17,6 +17,7 @@ pub mod eval;
 pub mod model;
 pub mod predicate;
 pub mod python;
+pub mod quarantine;
 
 pub use eval::{Evaluated, Evaluator, Value};
 pub use python::{Discovery, PythonModule, SyntaxError};

@@ -176,7 +176,36 @@ fn text(expr: &Expr) -> String {
     while let Expr::Nested(inner) = e {
         e = inner;
     }
-    e.to_string().to_ascii_lowercase()
+    lowercase_outside_literals(&e.to_string())
+}
+
+/// Spark's identifiers and keywords are case-insensitive, its string
+/// literals are not: `status = 'A'` and `STATUS = 'a'` differ.
+fn lowercase_outside_literals(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut quote: Option<char> = None;
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match quote {
+            Some(q) => {
+                out.push(c);
+                if c == '\\' {
+                    if let Some(next) = chars.next() {
+                        out.push(next);
+                    }
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None => {
+                if c == '\'' || c == '"' {
+                    quote = Some(c);
+                }
+                out.push(c.to_ascii_lowercase());
+            }
+        }
+    }
+    out
 }
 
 /// Whether a drop rule can evaluate to NULL, so that a row is in neither the
@@ -184,6 +213,13 @@ fn text(expr: &Expr) -> String {
 /// some column it compares is not guarded by an `IS NOT NULL` conjunct and
 /// the comparison is not null-safe (`<=>`, `coalesce`, `nvl`, `IS DISTINCT FROM`).
 pub fn can_be_null(rule: &str) -> Option<bool> {
+    Some(!nullable_operands(rule)?.is_empty())
+}
+
+/// The operands (normalised SQL text) through which a rule can be NULL: the
+/// compared operands no `IS NOT NULL` conjunct guards and no null-safe form
+/// covers; an opaque atom counts as its own text.
+pub fn nullable_operands(rule: &str) -> Option<Vec<String>> {
     let p = normalise(rule)?;
     let conjuncts = match &p {
         Predicate::And(parts) => parts.clone(),
@@ -199,24 +235,43 @@ pub fn can_be_null(rule: &str) -> Option<bool> {
             _ => None,
         })
         .collect();
-    Some(conjuncts.iter().any(|c| nullable(c, &guarded)))
+    let mut found = Vec::new();
+    for c in &conjuncts {
+        nullable(c, &guarded, &mut found);
+    }
+    found.sort();
+    found.dedup();
+    Some(found)
 }
 
-fn nullable(p: &Predicate, guarded: &[&str]) -> bool {
-    let operand_nullable = |s: &str| {
+fn nullable(p: &Predicate, guarded: &[&str], found: &mut Vec<String>) {
+    let mut operand = |s: &str| {
         let null_safe = ["coalesce(", "nvl(", "ifnull("]
             .iter()
             .any(|f| s.contains(f));
         let literal =
             s.starts_with('\'') || s.parse::<f64>().is_ok() || s == "true" || s == "false";
-        !null_safe && !literal && !guarded.contains(&s)
+        if !null_safe && !literal && !guarded.contains(&s) {
+            found.push(s.to_string());
+        }
     };
     match p {
-        Predicate::And(parts) | Predicate::Or(parts) => parts.iter().any(|q| nullable(q, guarded)),
-        Predicate::Not(inner) => nullable(inner, guarded),
-        Predicate::IsNull { .. } => false,
-        Predicate::Compare { lhs, rhs, .. } => operand_nullable(lhs) || operand_nullable(rhs),
-        Predicate::Atom(text) => !(text.contains("<=>") || text.contains("distinct from")),
+        Predicate::And(parts) | Predicate::Or(parts) => {
+            for q in parts {
+                nullable(q, guarded, found);
+            }
+        }
+        Predicate::Not(inner) => nullable(inner, guarded, found),
+        Predicate::IsNull { .. } => {}
+        Predicate::Compare { lhs, rhs, .. } => {
+            operand(lhs);
+            operand(rhs);
+        }
+        Predicate::Atom(text) => {
+            if !(text.contains("<=>") || text.contains("distinct from")) {
+                found.push(text.clone());
+            }
+        }
     }
 }
 
@@ -265,10 +320,13 @@ mod tests {
     }
 
     // Property test: a hand-rolled generator of predicates over two
-    // nullable integer columns, evaluated under three-valued logic.
+    // nullable integer columns and a nullable string column (whose literals
+    // differ only in case), evaluated under three-valued logic.
     #[derive(Clone, Debug)]
     enum G {
         Cmp(&'static str, &'static str, i64),
+        /// `s = 'A'` (0) or `s <> 'a'` (1): string equality is case-sensitive.
+        Str(&'static str, i64),
         IsNull(&'static str, bool),
         Not(Box<G>),
         And(Box<G>, Box<G>),
@@ -295,7 +353,9 @@ mod tests {
         let leaf = depth == 0 || rng.pick(3) == 0;
         if leaf {
             let col = COLS[rng.pick(2) as usize];
-            if rng.pick(4) == 0 {
+            if rng.pick(5) == 0 {
+                G::Str(["=", "<>"][rng.pick(2) as usize], rng.pick(2) as i64)
+            } else if rng.pick(4) == 0 {
                 G::IsNull(col, rng.pick(2) == 0)
             } else {
                 G::Cmp(col, OPS[rng.pick(6) as usize], rng.pick(3) as i64)
@@ -312,6 +372,7 @@ mod tests {
     fn sql(g: &G) -> String {
         match g {
             G::Cmp(c, op, v) => format!("{c} {op} {v}"),
+            G::Str(op, v) => format!("s {op} '{}'", ["A", "a"][*v as usize]),
             G::IsNull(c, true) => format!("{c} IS NOT NULL"),
             G::IsNull(c, false) => format!("{c} IS NULL"),
             G::Not(x) => format!("NOT ({})", sql(x)),
@@ -352,7 +413,7 @@ mod tests {
     }
 
     /// Three-valued evaluation: `None` is NULL.
-    fn eval(g: &G, row: [Option<i64>; 2]) -> Option<bool> {
+    fn eval(g: &G, row: [Option<i64>; 3]) -> Option<bool> {
         let col = |c: &str| row[if c == "a" { 0 } else { 1 }];
         match g {
             G::Cmp(c, op, v) => col(c).map(|x| match *op {
@@ -363,6 +424,7 @@ mod tests {
                 ">" => x > *v,
                 _ => x >= *v,
             }),
+            G::Str(op, v) => row[2].map(|x| (x == *v) == (*op == "=")),
             G::IsNull(c, negated) => Some(col(c).is_none() != *negated),
             G::Not(x) => eval(x, row).map(|b| !b),
             G::And(x, y) => match (eval(x, row), eval(y, row)) {
@@ -378,12 +440,28 @@ mod tests {
         }
     }
 
-    fn rows() -> Vec<[Option<i64>; 2]> {
+    fn rows() -> Vec<[Option<i64>; 3]> {
         let values = [None, Some(0), Some(1), Some(2), Some(3)];
+        let strings = [None, Some(0), Some(1)];
         values
             .iter()
-            .flat_map(|a| values.iter().map(move |b| [*a, *b]))
+            .flat_map(|a| values.iter().map(move |b| (*a, *b)))
+            .flat_map(|(a, b)| strings.iter().map(move |s| [a, b, *s]))
             .collect()
+    }
+
+    #[test]
+    fn string_literals_keep_their_case() {
+        assert_eq!(equivalent("STATUS = 'A'", "status = 'A'"), Some(true));
+        assert_eq!(equivalent("status = 'A'", "status = 'a'"), Some(false));
+    }
+
+    #[test]
+    fn nullable_operands_of_a_rule() {
+        assert_eq!(
+            nullable_operands("price > 0 AND qty IS NOT NULL AND qty >= 1"),
+            Some(vec!["price".to_string()])
+        );
     }
 
     #[test]
