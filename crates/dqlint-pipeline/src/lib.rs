@@ -18,6 +18,7 @@ pub mod model;
 pub mod predicate;
 pub mod python;
 pub mod quarantine;
+pub mod sql;
 
 pub use eval::{Evaluated, Evaluator, Value};
 pub use python::{Discovery, PythonModule, SyntaxError};
