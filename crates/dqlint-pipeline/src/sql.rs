@@ -25,7 +25,7 @@ use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, Whitespace
 use crate::eval::Evaluated;
 use crate::model::{
     AutoCdc, CdcSource, Constraint, Dataset, DatasetKind, ExpectAction, Flow, LegacyUse, Named,
-    PipelineExpectation, PipelineFile, Read,
+    PipelineExpectation, PipelineFile, Read, RowFilter,
 };
 
 /// Nesting limit handed to sqlparser's expression parser.
@@ -277,7 +277,7 @@ struct StatementReader<'a, 'f> {
 #[derive(Default)]
 struct QueryFacts {
     reads: Vec<Read>,
-    row_filters: Vec<Constraint>,
+    row_filters: Vec<RowFilter>,
     select_list: Option<Vec<Named>>,
 }
 
@@ -830,7 +830,10 @@ impl StatementReader<'_, '_> {
                 .unwrap_or_else(|| self.next_clause(w + 1, hi, QUERY_CLAUSES));
             if end > w + 1 {
                 let span = self.span(w + 1, end);
-                facts.row_filters.push(self.verbatim(span));
+                facts.row_filters.push(RowFilter {
+                    predicate: self.verbatim(span.clone()),
+                    span,
+                });
             }
         }
         facts
@@ -959,6 +962,8 @@ impl StatementReader<'_, '_> {
             except_column_list: None,
             track_history_column_list: None,
             track_history_except_column_list: None,
+            source_reads: Vec::new(),
+            source_select_list: None,
             legacy,
         };
         let Some((target, mut i)) = self.name(at) else {
@@ -973,6 +978,15 @@ impl StatementReader<'_, '_> {
         while i < end {
             if self.kw(i, "FROM") {
                 let (source, next) = self.cdc_source(i + 1);
+                // A subquery source: what it reads and selects (the
+                // re-inject checks compare it with the clean branch).
+                if matches!(source, Some(CdcSource::NotAName { .. }))
+                    && self.is(i + 1, &Token::LParen)
+                {
+                    let facts = self.query(i + 2, next.saturating_sub(1).max(i + 2));
+                    cdc.source_reads = facts.reads;
+                    cdc.source_select_list = facts.select_list;
+                }
                 cdc.source = source;
                 i = next;
             } else if self.kw(i, "KEYS") {
@@ -1244,7 +1258,7 @@ SELECT date(ts) AS day, count(*) AS n FROM t GROUP BY date(ts)
         assert_eq!(silver.reads.len(), 1, "{:?}", silver.reads);
         assert_eq!(silver.reads[0].source.name, "orders_bronze");
         assert!(silver.reads[0].streaming);
-        let filter = known(&silver.row_filters[0]);
+        let filter = known(&silver.row_filters[0].predicate);
         assert_eq!(
             filter.text,
             "status <> 'test' AND extract(year FROM order_ts) > 2019"
@@ -1402,6 +1416,7 @@ CREATE TEMPORARY LIVE VIEW v AS SELECT * FROM STREAM LIVE.silver;
             matches!(cdc.source, Some(CdcSource::NotAName { ref text, .. }) if text == "(SELECT * FROM s)")
         );
         assert!(cdc.sequence_by.is_none());
+        assert_eq!(cdc.source_reads[0].source.name, "s");
         assert_eq!(cdc.stored_as_scd_type.as_ref().unwrap().name, "3");
     }
 
