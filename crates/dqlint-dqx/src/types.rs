@@ -113,7 +113,7 @@ impl ParamType {
     }
 
     /// Whether `value` is a boolean that passes only through DQX's
-    /// bool-for-int carve-out (DQ814: it passes validation and crashes).
+    /// bool-for-int carve-out (it passes validation and crashes).
     pub fn accepts_bool_as_int(&self, value: &Typed) -> bool {
         let Kind::Bool(b) = value.kind else {
             return false;

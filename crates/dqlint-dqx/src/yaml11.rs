@@ -321,7 +321,7 @@ fn days_in_month(year: u32, month: u32) -> u32 {
 }
 
 /// Whether YAML 1.2 (the core schema most other tools use) would read the
-/// same plain scalar differently from YAML 1.1: the source of DQ815.
+/// same plain scalar differently from YAML 1.1: what the YAML 1.1 scalar rule reports.
 pub fn differs_from_yaml12(text: &str) -> bool {
     match resolve(text) {
         Tag::Bool => !matches!(text, "true" | "True" | "TRUE" | "false" | "False" | "FALSE"),

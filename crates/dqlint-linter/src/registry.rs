@@ -45,6 +45,16 @@ impl RuleMeta {
         out.trim_end().to_string()
     }
 
+    /// How an editor may render the rule's findings: struck through for
+    /// syntax that is deprecated, faded for text that has no effect.
+    pub fn editor_tag(&self) -> Option<EditorTag> {
+        match self.code {
+            "DQ603" => Some(EditorTag::Deprecated),
+            "DQ109" | "DQ009" => Some(EditorTag::Unnecessary),
+            _ => None,
+        }
+    }
+
     /// The first paragraph of "What it does", for tables and hovers.
     pub fn summary(&self) -> String {
         let doc = self.doc();
@@ -94,6 +104,16 @@ impl RuleMeta {
             .ok_or_else(|| format!("{}: the doc has no `## {heading}` section", self.code))?;
         DocExample::parse(&section).map_err(|e| format!("{}: `## {heading}`: {e}", self.code))
     }
+}
+
+/// An editor's special rendering of a finding (LSP's diagnostic tags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EditorTag {
+    /// Deprecated syntax (a bare `{token}`).
+    Deprecated,
+    /// Text that has no effect (a setting LHP never applies, an unused
+    /// suppression).
+    Unnecessary,
 }
 
 /// Which of a rule's two doc examples.

@@ -94,14 +94,15 @@ pub fn severity(severity: Severity) -> DiagnosticSeverity {
     }
 }
 
-/// Tags the editor renders specially: struck through for deprecated
-/// syntax, faded for settings LHP never applies and unused suppressions.
-fn tags(code: &str) -> Option<Vec<DiagnosticTag>> {
-    match code {
-        "DQ603" => Some(vec![DiagnosticTag::DEPRECATED]),
-        "DQ109" | "DQ009" => Some(vec![DiagnosticTag::UNNECESSARY]),
-        _ => None,
-    }
+/// Tags the editor renders specially, as the rule declares them.
+fn tags(rule: &dqlint_linter::registry::RuleMeta) -> Option<Vec<DiagnosticTag>> {
+    use dqlint_linter::registry::EditorTag;
+    rule.editor_tag().map(|tag| {
+        vec![match tag {
+            EditorTag::Deprecated => DiagnosticTag::DEPRECATED,
+            EditorTag::Unnecessary => DiagnosticTag::UNNECESSARY,
+        }]
+    })
 }
 
 /// The message as the CLI prints it: with the environments it holds in.
@@ -142,7 +143,7 @@ pub fn diagnostic(
         source: Some("dqlint".to_string()),
         message: message(finding),
         related_information: (!related.is_empty()).then_some(related),
-        tags: tags(finding.rule.code),
+        tags: tags(finding.rule),
         data: finding.fix.as_ref().map(
             |fix| json!({ "fix": fix.description, "applicability": fix.applicability.as_str() }),
         ),

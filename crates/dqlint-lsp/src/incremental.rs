@@ -123,7 +123,7 @@ pub fn relint(
             );
             let (new_envs, now_broken) = envs_after(base, edited, edits, &text_of(edited));
             // A substitutions file that starts or stops parsing changes
-            // more than token values: DQ601 holds back while one is broken.
+            // more than token values: unknown-token findings hold back while one is broken.
             let same_health = now_broken == base.file(edited).is_broken();
             let users = match changed_tokens(&base.envs, &new_envs).filter(|_| same_health) {
                 Some(tokens) => token_users(base, &tokens, &text_of),
@@ -134,7 +134,7 @@ pub fn relint(
             envs.extend(envs_or_none(&new_envs));
         }
         FileKind::PipelineConfig | FileKind::Sql => plan.quarantine_wide = true,
-        // Run configs share checkpoints across the project (DQ856).
+        // Run configs share checkpoints across the project.
         FileKind::DqxRunConfig => plan.also.extend(
             base.files
                 .iter()

@@ -387,7 +387,7 @@ mod tests {
         // `check:` as text inside a list item's string: not a checks file.
         let text = "- name: a\n  note: |\n    check: later\n";
         assert_eq!(dqx_kind("notes.yml", text, None), None);
-        // A checks file with a syntax error stays one, so DQ001 is reported.
+        // A checks file with a syntax error stays one, so its syntax error is reported.
         let broken = "- criticality: error\n  check:\n    function: [is_not_null\n";
         assert_eq!(
             dqx_kind("checks.yml", broken, None),

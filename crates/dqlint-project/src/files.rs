@@ -27,7 +27,7 @@ pub enum FileKind {
     DqxRunConfig,
     /// The `dqlint.toml` whose `envs` chose the environments (TOML, not
     /// parsed here: `dqlint-linter::config` reads it); a project file so
-    /// that findings about those environments (DQ602) can point at it.
+    /// that findings about those environments (an unknown environment) can point at it.
     LintConfig,
 }
 
@@ -157,7 +157,7 @@ pub(crate) fn load_file(
     let (text, read_error) = match read_text(&path, overlay) {
         Ok(text) => (text, None),
         // Not UTF-8: the text before the first bad byte is kept, so that
-        // DQ001 shows where it is (at the end of that text); the file is
+        // The syntax error shows where it is (at the end of that text); the file is
         // still not linted (`read_error` is set).
         Err(e) => (utf8_prefix(&path).unwrap_or_else(|| Arc::from("")), Some(e)),
     };

@@ -410,7 +410,7 @@ const TRAILING_KEYWORDS: &[&str] = &[
 ];
 
 /// An expression that does not parse because it ends in a bare keyword
-/// after a complete expression: the DQ307 finding at the keyword, and the
+/// after a complete expression: the trailing-keyword finding at the keyword, and the
 /// facts of the expression before it (what Spark runs).
 fn trailing_keyword_alias(ctx: &Ctx) -> Option<Vec<ExprFinding>> {
     let &last = ctx.sig.last()?;

@@ -1,4 +1,4 @@
-//! The built-in functions of Spark and Databricks SQL, for DQ306
+//! The built-in functions of Spark and Databricks SQL, for the unknown-function check
 //! (unknown SQL function).
 //!
 //! * `data/spark_functions.txt` is generated from Spark's own function

@@ -1,6 +1,6 @@
 //! Where a `dlq_table` value's tables are created: per environment, the
 //! resolved inbox and outbox and the `CREATE TABLE` of each in the
-//! project's `.sql` files (as the DDL rules DQ402-DQ409 find them). Hover
+//! project's `.sql` files (as the DLQ DDL rules find them). Hover
 //! and definition on a `dlq_table` read it.
 
 use std::ops::Range;

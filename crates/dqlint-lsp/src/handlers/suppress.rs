@@ -37,7 +37,7 @@ pub fn actions(
     let mut offered: HashSet<(&str, Option<usize>)> = HashSet::new();
     let mut out = Vec::new();
     for finding in findings {
-        // DQ009 has its own fix: removing the directive.
+        // An unused suppression has its own fix: removing the directive.
         if finding.rule.code == UNUSED_SUPPRESSION {
             continue;
         }

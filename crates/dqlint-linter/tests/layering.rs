@@ -1,0 +1,72 @@
+//! The layering rule of docs/architecture.md: rule codes belong to the
+//! linter. The model crates read sources and return typed facts, the SQL
+//! and YAML crates know their languages, the language server asks the
+//! linter; none of them names a rule (`DQ` and three digits), so a rule is
+//! added, renamed or retired without touching them.
+
+use std::path::{Path, PathBuf};
+
+const BELOW_THE_LINTER: &[&str] = &[
+    "dqlint-yaml",
+    "dqlint-sql",
+    "dqlint-project",
+    "dqlint-dqx",
+    "dqlint-pipeline",
+    "dqlint-lsp",
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `DQ` followed by exactly three digits, as a word.
+fn rule_codes(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    for i in 0..bytes.len().saturating_sub(4) {
+        let word_start = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+        let digits = bytes[i + 2..i + 5].iter().all(u8::is_ascii_digit);
+        let word_end = bytes.get(i + 5).is_none_or(|b| !b.is_ascii_alphanumeric());
+        if word_start && &bytes[i..i + 2] == b"DQ" && digits && word_end {
+            found.push(text[i..i + 5].to_string());
+        }
+    }
+    found
+}
+
+#[test]
+fn no_crate_below_the_linter_names_a_rule_code() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut offenders = Vec::new();
+    for name in BELOW_THE_LINTER {
+        let mut files = Vec::new();
+        rust_files(&crates.join(name).join("src"), &mut files);
+        assert!(!files.is_empty(), "{name}/src holds no Rust file");
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                for code in rule_codes(line) {
+                    offenders.push(format!("{}:{}: {code}", file.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "rule codes belong to dqlint-linter; found:\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn the_scanner_finds_codes_and_only_codes() {
+    assert_eq!(rule_codes("see DQ301, DQ9xx and XDQ123"), vec!["DQ301"]);
+    assert_eq!(rule_codes("DQ1234 DQ12"), Vec::<String>::new());
+}
