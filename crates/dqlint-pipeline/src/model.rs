@@ -36,6 +36,63 @@ pub struct PipelineFile {
     /// Syntax errors (tree-sitter ERROR/MISSING nodes, or a SQL statement
     /// the scanner could not read); the rest of the file is still read.
     pub syntax_errors: Vec<(Range<usize>, String)>,
+    /// Misuses of the expectation API the Python reader saw (decorators
+    /// and their arguments): facts, the linter decides the findings.
+    pub api_misuses: Vec<ApiMisuse>,
+}
+
+/// A misuse of the expectation API, as written in the source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ApiMisuse {
+    /// `@dp.expect_or_quarantine(...)`: an `expect*` attribute of the
+    /// pipeline module that is no expectation API (`written` is the
+    /// attribute, at its span).
+    UnknownExpectation { written: Named },
+    /// An expectation decorator that no dataset decorator applies to.
+    MisplacedExpectation {
+        /// The decorator line (from `@` to the end of its call).
+        decorator: Range<usize>,
+        why: Misplacement,
+        /// Where the decorator belongs: the byte offset of the line below
+        /// the dataset decorator, for a decorator above it.
+        belongs_at: Option<usize>,
+    },
+    /// `expect*` without `(name: str, constraint: str)`, or `expect_all*`
+    /// without one dict of str to str, when the arguments are known.
+    BadArguments {
+        /// The call's argument list.
+        span: Range<usize>,
+        /// The API as written (`expect_or_drop`).
+        api: String,
+        /// What is wrong, in words (`takes 2 arguments, got 1`).
+        detail: String,
+    },
+    /// One key twice in one dict literal: Python keeps the last entry.
+    DuplicateDictKey {
+        key: String,
+        first: Range<usize>,
+        second: Range<usize>,
+    },
+}
+
+/// Why an expectation decorator applies to no dataset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Misplacement {
+    /// The function has no dataset decorator at all.
+    NoDataset,
+    /// It sits above the dataset decorator (decorators apply bottom-up).
+    AboveDataset,
+    /// The function is an `append_flow`, which takes no expectations.
+    OnAppendFlow,
+}
+
+/// A column the dataset computes, `withColumn("c", F.current_timestamp())`
+/// or `current_timestamp() AS c`: its name, and the expression as SQL-ish
+/// text (`F.current_timestamp()` -> `current_timestamp()`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComputedColumn {
+    pub name: Named,
+    pub expression: String,
 }
 
 /// A name as written, and where.
@@ -76,6 +133,8 @@ pub struct Dataset {
     /// The output column names of a literal `.select(...)` / `SELECT` list
     /// (`F.col("x").alias("y")` gives `y`), when every item is literal.
     pub select_list: Option<Vec<Named>>,
+    /// Columns computed from an expression (`withColumn`, `expr AS c`).
+    pub computed_columns: Vec<ComputedColumn>,
     pub expectations: Vec<PipelineExpectation>,
 }
 
@@ -160,6 +219,8 @@ pub struct AutoCdc {
     /// list, so a re-injected branch can be compared with the clean one.
     pub source_reads: Vec<Read>,
     pub source_select_list: Option<Vec<Named>>,
+    /// The columns such a DataFrame source computes (`withColumn`).
+    pub source_computed_columns: Vec<ComputedColumn>,
     /// The legacy spelling (`apply_changes`, `APPLY CHANGES INTO`).
     pub legacy: bool,
 }

@@ -357,6 +357,7 @@ mod tests {
             }],
             row_filters: vec![],
             select_list: None,
+            computed_columns: Vec::new(),
             expectations: vec![],
         }
     }

@@ -554,6 +554,7 @@ impl StatementReader<'_, '_> {
             reads: Vec::new(),
             row_filters: Vec::new(),
             select_list: None,
+            computed_columns: Vec::new(),
             expectations: Vec::new(),
         };
         let mut i = after;
@@ -964,6 +965,7 @@ impl StatementReader<'_, '_> {
             track_history_except_column_list: None,
             source_reads: Vec::new(),
             source_select_list: None,
+            source_computed_columns: Vec::new(),
             legacy,
         };
         let Some((target, mut i)) = self.name(at) else {
