@@ -100,9 +100,18 @@ pub struct Evaluator<'m> {
 
 impl<'m> Evaluator<'m> {
     pub fn new(module: &'m PythonModule) -> Evaluator<'m> {
+        Evaluator::with_imports(module, HashMap::new())
+    }
+
+    /// Like [`Evaluator::new`], with names imported from other modules of
+    /// the project bound first (a later module-level binding wins).
+    pub fn with_imports(
+        module: &'m PythonModule,
+        imported: HashMap<String, Value>,
+    ) -> Evaluator<'m> {
         let mut evaluator = Evaluator {
             module,
-            env: HashMap::new(),
+            env: imported,
         };
         let root = module.tree.root_node();
         let mut cursor = root.walk();
@@ -158,6 +167,12 @@ impl<'m> Evaluator<'m> {
     /// Evaluate an expression with the module-level bindings.
     pub fn eval(&self, node: Node) -> Value {
         self.eval_in(node, &HashMap::new())
+    }
+
+    /// Evaluate with local bindings over the module-level ones (a `for`
+    /// over a literal list, a function's local strings).
+    pub fn eval_with(&self, node: Node, locals: &HashMap<String, Value>) -> Value {
+        self.eval_in(node, locals)
     }
 
     fn eval_in(&self, node: Node, locals: &HashMap<String, Value>) -> Value {

@@ -17,6 +17,10 @@ pub mod eval;
 pub mod model;
 pub mod predicate;
 pub mod python;
+mod python_cdc;
+mod python_expect;
+mod python_frame;
+pub mod python_model;
 pub mod quarantine;
 pub mod sql;
 
