@@ -125,6 +125,11 @@ impl<'m> Evaluator<'m> {
         self.env.get(name)
     }
 
+    /// Every module-level binding (for `from module import *`).
+    pub fn bindings(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.env.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
     fn bind_statement(&mut self, statement: Node) {
         if statement.kind() != "expression_statement" {
             return;
@@ -290,6 +295,8 @@ impl<'m> Evaluator<'m> {
                 }
             }
             "call" => self.eval_call(node, locals),
+            // `rules.RULES` after `import rules`: bound under its dotted name.
+            "attribute" if self.env.contains_key(text) => self.env[text].clone(),
             "dictionary_comprehension" | "list_comprehension" => {
                 self.eval_comprehension(node, locals)
             }

@@ -126,7 +126,47 @@ fn imported_values(
     let root = module.tree.root_node();
     let mut cursor = root.walk();
     let mut parsed: HashMap<String, Option<PythonModule>> = HashMap::new();
+    let project_module = |name: &str| {
+        !(name.is_empty()
+            || name == "dlt"
+            || name == "pyspark"
+            || name.starts_with("pyspark.")
+            || name.starts_with("databricks."))
+    };
     for statement in root.children(&mut cursor) {
+        if statement.kind() == "import_statement" {
+            // `import conf.rules as r`: its names as `r.NAME`.
+            let mut c = statement.walk();
+            for imported in statement.children_by_field_name("name", &mut c) {
+                let (dotted, alias) = match imported.kind() {
+                    "aliased_import" => (
+                        imported.child_by_field_name("name"),
+                        imported.child_by_field_name("alias"),
+                    ),
+                    _ => (Some(imported), Some(imported)),
+                };
+                let (Some(dotted), Some(alias)) = (dotted, alias) else {
+                    continue;
+                };
+                let name = module.text(dotted).to_string();
+                if !project_module(&name) {
+                    continue;
+                }
+                let other = parsed
+                    .entry(name.clone())
+                    .or_insert_with(|| imports(&name).map(PythonModule::parse));
+                let Some(other) = other.as_ref() else {
+                    continue;
+                };
+                let evaluator = Evaluator::new(other);
+                let prefix = module.text(alias);
+                for (binding, value) in evaluator.bindings() {
+                    let value = remap(value, alias.byte_range(), &name);
+                    out.insert(format!("{prefix}.{binding}"), value);
+                }
+            }
+            continue;
+        }
         if statement.kind() != "import_from_statement" {
             continue;
         }
@@ -134,12 +174,7 @@ fn imported_values(
             continue;
         };
         let name = module.text(from).trim_start_matches('.').to_string();
-        if name.is_empty()
-            || name == "dlt"
-            || name == "pyspark"
-            || name.starts_with("pyspark.")
-            || name.starts_with("databricks.")
-        {
+        if !project_module(&name) {
             continue;
         }
         let other = parsed
@@ -149,6 +184,16 @@ fn imported_values(
             continue;
         };
         let evaluator = Evaluator::new(other);
+        let mut w = statement.walk();
+        if let Some(star) = statement
+            .children(&mut w)
+            .find(|n| n.kind() == "wildcard_import")
+        {
+            for (binding, value) in evaluator.bindings() {
+                out.insert(binding.to_string(), remap(value, star.byte_range(), &name));
+            }
+            continue;
+        }
         let mut c = statement.walk();
         for imported in statement.children_by_field_name("name", &mut c) {
             let (original, local) = match imported.kind() {

@@ -900,6 +900,35 @@ def t():
         t.expectations[1].constraint,
         Constraint::Unknown { .. }
     ));
+
+    // `import conf.rules as r` then `r.RULES`; `from conf.rules import *`.
+    let source = format!(
+        "{DP}import conf.rules as r
+@dp.table
+@dp.expect_all_or_drop(r.RULES)
+def a():
+    return spark.readStream.table(r.BASE)
+"
+    );
+    let file = read(&source, &imports);
+    check_spans(&source, &file);
+    let a = dataset(&file, "a");
+    assert_eq!(known(&a.expectations[0].constraint).text, "price > 0");
+    assert_eq!(a.reads[0].source.name, "raw");
+    let source = format!(
+        "{DP}from conf.rules import *
+@dp.table
+@dp.expect_all_or_drop(RULES)
+def b():
+    return spark.readStream.table(BASE)
+"
+    );
+    let file = read(&source, &imports);
+    check_spans(&source, &file);
+    let b = dataset(&file, "b");
+    let c = known(&b.expectations[0].constraint);
+    assert_eq!(c.text, "price > 0");
+    assert_eq!(at(&source, &c.source_span(0..c.text.len()).unwrap()), "*");
 }
 
 #[test]
