@@ -73,7 +73,7 @@ impl<'m> Reader<'m, '_> {
                 );
                 return Vec::new();
             };
-            return self.dict_expectations(decorator, rules, action, locals);
+            return self.dict_expectations(&decorator.api, origin, rules, action, locals);
         }
         let name = args.keyword("name").or(args.keyword("description"));
         let constraint = args.keyword("constraint");
@@ -118,14 +118,14 @@ impl<'m> Reader<'m, '_> {
         }]
     }
 
-    fn dict_expectations(
+    pub(crate) fn dict_expectations(
         &mut self,
-        decorator: &Decorator<'m>,
+        api: &str,
+        origin: Range<usize>,
         rules: Node<'m>,
         action: ExpectAction,
         locals: &Locals,
     ) -> Vec<PipelineExpectation> {
-        let origin = decorator.node.byte_range();
         self.duplicate_keys(rules, locals);
         let entries = match self.value(rules, locals) {
             Value::Dict(entries) => python_dict(entries),
@@ -142,7 +142,7 @@ impl<'m> Reader<'m, '_> {
                 let kind = not_a_string(&other).unwrap_or("a str");
                 self.bad_arguments(
                     rules.byte_range(),
-                    &decorator.api,
+                    api,
                     format!("takes a dict of expectation name to constraint, got {kind}"),
                 );
                 return Vec::new();
@@ -182,7 +182,7 @@ impl<'m> Reader<'m, '_> {
             });
         }
         if !wrong.is_empty() {
-            self.bad_arguments(rules.byte_range(), &decorator.api, wrong.join("; "));
+            self.bad_arguments(rules.byte_range(), api, wrong.join("; "));
         }
         out
     }

@@ -837,7 +837,8 @@ impl<'m, 'f> Reader<'m, 'f> {
                 let args = self.args(node);
                 if let Some(name) = args.get("name", 0) {
                     let name = self.name_or_text(name, locals);
-                    self.file.declared_targets.push(name);
+                    self.file.declared_targets.push(name.clone());
+                    self.declared_table(node, name, &args, locals);
                 }
             }
             "create_auto_cdc_flow" => self.auto_cdc(node, false, locals),
@@ -853,6 +854,38 @@ impl<'m, 'f> Reader<'m, 'f> {
                 .push(legacy(callee, "dp.create_auto_cdc_from_snapshot_flow")),
             _ => {}
         }
+    }
+
+    /// A streaming table declared without a query (as `CREATE STREAMING
+    /// TABLE t (CONSTRAINT ...)` in SQL): a dataset with no reads, and the
+    /// rules of its `expect_all*` arguments.
+    fn declared_table(&mut self, call: Node<'m>, name: Named, args: &Args<'m>, locals: &Locals) {
+        let mut expectations = Vec::new();
+        for (api, key, rules) in &args.keywords {
+            let action = match *api {
+                "expect_all" => ExpectAction::Warn,
+                "expect_all_or_drop" => ExpectAction::Drop,
+                "expect_all_or_fail" => ExpectAction::Fail,
+                _ => continue,
+            };
+            let origin = key.start_byte()..rules.end_byte();
+            expectations.extend(self.dict_expectations(api, origin, *rules, action, locals));
+        }
+        let table_properties = args
+            .keyword("table_properties")
+            .map(|p| self.properties(p, locals))
+            .unwrap_or_default();
+        self.file.datasets.push(Dataset {
+            name,
+            kind: DatasetKind::StreamingTable,
+            span: call.byte_range(),
+            table_properties,
+            reads: Vec::new(),
+            row_filters: Vec::new(),
+            select_list: None,
+            computed_columns: Vec::new(),
+            expectations,
+        });
     }
 
     /// The bindings in scope at `node`: the loop variables, then the

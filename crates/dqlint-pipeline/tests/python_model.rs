@@ -945,7 +945,7 @@ def live_flow():
 "
     );
     let file = parse(&source);
-    assert!(file.datasets.is_empty());
+    assert_eq!(names(&file), ["target"], "flows are no datasets");
     let got: Vec<_> = file
         .flows
         .iter()
@@ -966,6 +966,55 @@ def live_flow():
         ]
     );
     assert_eq!(file.declared_targets[0].name, "target");
+}
+
+#[test]
+fn a_declared_streaming_table_is_a_dataset_with_its_rules() {
+    let source = format!(
+        "{DP}RULES = {{'valid_id': 'id IS NOT NULL'}}
+dp.create_streaming_table(
+    'target',
+    expect_all_or_drop=RULES,
+    expect_all={{'recent': 'ts > 0'}},
+    table_properties={{'quality': 'silver'}},
+)
+dp.create_streaming_table('bare')
+"
+    );
+    let file = parse(&source);
+    let declared: Vec<_> = file
+        .declared_targets
+        .iter()
+        .map(|n| n.name.as_str())
+        .collect();
+    assert_eq!(declared, ["target", "bare"]);
+    let target = dataset(&file, "target");
+    assert_eq!(target.kind, DatasetKind::StreamingTable);
+    assert!(target.reads.is_empty());
+    let rules: Vec<_> = target
+        .expectations
+        .iter()
+        .map(|e| {
+            (
+                e.name.as_ref().unwrap().name.as_str(),
+                e.action,
+                at(&source, &e.origin),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            ("valid_id", ExpectAction::Drop, "expect_all_or_drop=RULES"),
+            (
+                "recent",
+                ExpectAction::Warn,
+                "expect_all={'recent': 'ts > 0'}"
+            ),
+        ]
+    );
+    assert_eq!(target.table_properties.len(), 1);
+    assert!(dataset(&file, "bare").expectations.is_empty());
 }
 
 #[test]
@@ -1213,8 +1262,10 @@ fn seed_002_quarantine_remediate_reinject() {
             ("raw_ingestion_view", DatasetKind::View),
             ("sales_clean", DatasetKind::StreamingTable),
             ("sales_quarantine", DatasetKind::StreamingTable),
+            ("sales_silver", DatasetKind::StreamingTable),
         ]
     );
+    assert!(dataset(&file, "sales_silver").reads.is_empty());
     let clean = dataset(&file, "sales_clean");
     let [rule] = clean.expectations.as_slice() else {
         panic!("{:?}", clean.expectations)
