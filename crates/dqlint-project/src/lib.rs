@@ -12,6 +12,7 @@ pub mod substitution;
 pub mod templates;
 pub mod timings;
 pub mod value;
+pub mod vocabulary;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

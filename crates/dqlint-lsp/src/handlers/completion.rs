@@ -1,33 +1,26 @@
-//! `textDocument/completion`, from the buffer text as it is now: keys of a
-//! data_quality action and of `quarantine`; enum values (`mode`,
-//! `readMode`, rule `action`...); `${` token names from the substitutions
-//! files; `expectations_file` paths; in a rule expression, the columns
-//! known to reach the data_quality actions reading the file.
+//! `textDocument/completion`, from the buffer text as it is now: in every
+//! LHP file, the keys of the block at the cursor not yet present and the
+//! values a key accepts, from the LHP vocabulary
+//! (`dqlint_project::vocabulary`); a rule's `action` in expectations files;
+//! `${` token names from the substitutions files; `expectations_file`
+//! paths; in a rule expression, the columns known to reach the
+//! data_quality actions reading the file; DQX checks (`dqx.rs`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use dqlint_project::vocabulary::{self, LhpFile};
 use dqlint_project::{FileKind, Project};
 use tower_lsp_server::ls_types::{
     CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, MarkupContent,
     MarkupKind, Position, Range, TextEdit,
 };
 
-use crate::handlers::field_docs;
+use crate::handlers::yaml_context::{column, frames_at};
 
-const QUARANTINE_KEYS: [&str; 2] = ["dlq_table", "source_table"];
-
-/// Values LHP accepts for a key (`action`/`failureAction`: expectation rules).
-fn enum_values(key: &str) -> Option<&'static [&'static str]> {
-    Some(match key {
-        "mode" => &["dqe", "quarantine"],
-        "readMode" => &["stream", "batch"],
-        "action" | "failureAction" => &["warn", "drop", "fail"],
-        "type" => &["load", "transform", "write", "test"],
-        "transform_type" => &["sql", "python", "data_quality", "temp_table", "schema"],
-        _ => return None,
-    })
-}
+/// The actions a rule of an expectations file takes (LHP reads `action`,
+/// or `failureAction` in the JSON list shape).
+const RULE_ACTIONS: [&str; 3] = ["warn", "drop", "fail"];
 
 fn item(
     label: &str,
@@ -69,7 +62,7 @@ pub fn completions(
 }
 
 /// Completions in a file of `kind`.
-fn completions_in(
+pub(super) fn completions_in(
     text: &str,
     kind: FileKind,
     path: &Path,
@@ -167,13 +160,12 @@ fn completions_in(
             .collect();
     }
 
-    let indent = before.len() - before.trim_start().len();
-    let body = before.trim_start();
-    let body = body.strip_prefix("- ").unwrap_or(body);
-
     // A rule expression -> the columns of the rows it checks.
-    if let Some(project) = project {
+    if kind == FileKind::Expectations {
         if let Some(partial) = expression_prefix(&lines, position.line as usize, before) {
+            let Some(project) = project else {
+                return Vec::new();
+            };
             return known_columns(project, path)
                 .into_iter()
                 .map(|(column, from)| {
@@ -187,31 +179,54 @@ fn completions_in(
                 })
                 .collect();
         }
+        let body = before.trim_start();
+        let body = body
+            .strip_prefix("- ")
+            .unwrap_or(body)
+            .trim_start_matches(['{', ' ']);
+        let Some((key, value)) = body.split_once(':') else {
+            return Vec::new();
+        };
+        let key = key.trim().trim_matches('"');
+        if key != "action" && key != "failureAction" {
+            return Vec::new();
+        }
+        let partial = value.trim_start().trim_start_matches('"');
+        let lead = if value.is_empty() { " " } else { "" };
+        return RULE_ACTIONS
+            .iter()
+            .map(|v| {
+                item(
+                    v,
+                    CompletionItemKind::ENUM_MEMBER,
+                    None,
+                    None,
+                    Some((range_back(partial), format!("{lead}{v}"))),
+                )
+            })
+            .collect();
     }
 
-    // `key: val` -> values of the key.
+    let Some(file) = LhpFile::of(kind) else {
+        return Vec::new();
+    };
+    if !path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+        return Vec::new();
+    }
+    let lines: Vec<&str> = lines.iter().map(|l| l.trim_end_matches('\r')).collect();
+    let at = position.line as usize;
+    let (col, opens) = column(before);
+    let body = before.get(col..).unwrap_or("");
+    let frames = frames_at(&lines, at, col, false, opens);
+    let Some(block) = vocabulary::block_at(file, &frames) else {
+        return Vec::new();
+    };
+
+    // `key: val` -> the values the key accepts here.
     if let Some((key, value)) = body.split_once(':') {
         let key = key.trim();
         let partial = value.trim_start();
         let lead = if value.is_empty() { " " } else { "" };
-        if let Some(values) = enum_values(key) {
-            let block = Block::around(&lines, position.line as usize, indent);
-            let data_quality = block.value("transform_type") == Some("data_quality");
-            return values
-                .iter()
-                // A data_quality action only streams (`batch` fails `lhp generate`).
-                .filter(|v| !(data_quality && key == "readMode" && **v != "stream"))
-                .map(|v| {
-                    item(
-                        v,
-                        CompletionItemKind::ENUM_MEMBER,
-                        None,
-                        None,
-                        Some((range_back(partial), format!("{lead}{v}"))),
-                    )
-                })
-                .collect();
-        }
         if key == "expectations_file" {
             let Some(project) = project else {
                 return Vec::new();
@@ -229,155 +244,52 @@ fn completions_in(
                 })
                 .collect();
         }
-        return Vec::new();
+        let Some(field) = block.key(key) else {
+            return Vec::new();
+        };
+        return field
+            .values
+            .iter()
+            .map(|v| {
+                item(
+                    v,
+                    CompletionItemKind::ENUM_MEMBER,
+                    None,
+                    Some(field.doc),
+                    Some((range_back(partial), format!("{lead}{v}"))),
+                )
+            })
+            .collect();
     }
 
-    // A key being typed: which block is it in?
+    // A key being typed: the block's keys not yet present.
     if !body.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         return Vec::new();
     }
-    let parent = lines[..position.line as usize]
+    let present = frames.last().map(|f| f.entries.as_slice()).unwrap_or(&[]);
+    block
+        .keys
         .iter()
-        .rev()
-        .map(|l| l.trim_end_matches('\r'))
-        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .find(|l| l.len() - l.trim_start().len() < indent)
-        .map(|l| {
-            l.trim()
-                .trim_start_matches("- ")
-                .trim_end_matches(':')
-                .trim()
-        });
-    let is_yaml_config = path.extension().is_some_and(|e| e == "yaml" || e == "yml");
-    if !is_yaml_config || !matches!(kind, FileKind::Flowgroup | FileKind::Template) {
-        return Vec::new();
-    }
-    let block = Block::around(&lines, position.line as usize, indent);
-    // The keys offered are a data_quality action's: only in an item of
-    // `actions:` that is (or may still become) one, and in its `quarantine`.
-    let in_data_quality_action = block.parent == Some("actions")
-        && block.value("type").is_none_or(|t| t == "transform")
-        && block
-            .value("transform_type")
-            .is_none_or(|t| t == "data_quality");
-    if parent != Some("quarantine") && !in_data_quality_action {
-        return Vec::new();
-    }
-    let keys: Vec<(&str, Option<&str>)> = if parent == Some("quarantine") {
-        QUARANTINE_KEYS
-            .iter()
-            .map(|k| (*k, field_docs::lookup(k)))
-            .collect()
-    } else {
-        field_docs::FIELDS
-            .iter()
-            .filter(|(k, _)| !QUARANTINE_KEYS.contains(k))
-            .map(|(k, d)| (*k, Some(*d)))
-            .collect()
-    };
-    keys.into_iter()
-        .filter(|(key, _)| !block.has(key))
-        .map(|(key, doc)| {
-            let insert = if key == "quarantine" {
+        .filter(|key| !present.iter().any(|(k, _)| *k == key.name))
+        .map(|key| {
+            let insert = if key.name == "quarantine" {
                 format!(
                     "quarantine:\n{pad}  dlq_table: \n{pad}  source_table: ",
-                    pad = " ".repeat(indent)
+                    pad = " ".repeat(col)
                 )
             } else {
-                format!("{key}: ")
+                format!("{}: ", key.name)
             };
+            let detail = (!key.values.is_empty()).then(|| key.values.join(" | "));
             item(
-                key,
+                key.name,
                 CompletionItemKind::PROPERTY,
-                None,
-                doc,
+                detail,
+                Some(key.doc),
                 Some((range_back(body), insert)),
             )
         })
         .collect()
-}
-
-/// The mapping the cursor's line belongs to, read from the text as typed
-/// (it need not parse): its keys at the cursor's indent, from the list
-/// item's `- ` line (if any) to the next line indented less, and the key of
-/// the block holding it.
-struct Block<'a> {
-    entries: Vec<(&'a str, &'a str)>,
-    parent: Option<&'a str>,
-}
-
-impl<'a> Block<'a> {
-    fn around(lines: &[&'a str], at: usize, indent: usize) -> Block<'a> {
-        // A line's key column, and whether it opens a list item.
-        fn column(line: &str) -> (usize, bool) {
-            let spaces = line.len() - line.trim_start().len();
-            let item = line[spaces..].starts_with("- ");
-            (if item { spaces + 2 } else { spaces }, item)
-        }
-        fn entry(line: &str) -> Option<(&str, &str)> {
-            let body = line.trim().trim_start_matches("- ").trim_start();
-            let (key, value) = body.split_once(':')?;
-            let value = value.split(" #").next().unwrap_or("").trim();
-            Some((key.trim(), value.trim_matches(|c| c == '"' || c == '\'')))
-        }
-        let skip = |l: &&str| l.trim().is_empty() || l.trim_start().starts_with('#');
-        let mut entries = Vec::new();
-        let mut parent = None;
-        // Upwards, the cursor's line excluded.
-        for line in lines[..at].iter().rev().map(|l| l.trim_end_matches('\r')) {
-            if skip(&line) {
-                continue;
-            }
-            let (col, item) = column(line);
-            if col < indent {
-                parent = entry(line).map(|(k, _)| k);
-                break;
-            }
-            if col == indent {
-                entries.extend(entry(line));
-                if item {
-                    // The key above the list holds it.
-                    parent = lines[..at]
-                        .iter()
-                        .rev()
-                        .map(|l| l.trim_end_matches('\r'))
-                        .filter(|l| !skip(l))
-                        .find(|l| {
-                            column(l).0 < indent - 2 || (column(l).0 == indent - 2 && !column(l).1)
-                        })
-                        .and_then(entry)
-                        .map(|(k, _)| k);
-                    break;
-                }
-            }
-        }
-        // Downwards, to the end of the mapping (or the next list item).
-        for line in lines.iter().skip(at + 1).map(|l| l.trim_end_matches('\r')) {
-            if skip(&line) {
-                continue;
-            }
-            let (col, item) = column(line);
-            if col < indent || (col == indent && item) {
-                break;
-            }
-            if col == indent {
-                entries.extend(entry(line));
-            }
-        }
-        Block { entries, parent }
-    }
-
-    fn has(&self, key: &str) -> bool {
-        self.entries.iter().any(|(k, _)| *k == key)
-    }
-
-    fn value(&self, key: &str) -> Option<&'a str> {
-        self.entries
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| *v)
-            .filter(|v| !v.is_empty())
-    }
 }
 
 /// When the cursor (after `before` on line `at`) is in a rule expression
@@ -571,44 +483,128 @@ mod tests {
         .collect()
     }
 
+    fn labels_in(kind: FileKind, file: &str, text: &str, line: u32, character: u32) -> Vec<String> {
+        completions_in(
+            text,
+            kind,
+            Path::new(file),
+            Position { line, character },
+            None,
+        )
+        .into_iter()
+        .map(|i| i.label)
+        .collect()
+    }
+
+    const DQ: &str =
+        "actions:\n  - name: dq\n    type: transform\n    transform_type: data_quality\n";
+
     #[test]
-    fn enum_values_after_a_key() {
-        assert_eq!(labels("    mode: ", 0, 10), ["dqe", "quarantine"]);
-        assert_eq!(labels("    readMode: st", 0, 16), ["stream", "batch"]);
-        assert_eq!(labels("  - action: ", 0, 12), ["warn", "drop", "fail"]);
+    fn values_the_key_accepts_where_it_is() {
+        let text = format!("{DQ}    mode: ");
+        assert_eq!(labels(&text, 4, 10), ["dqe", "quarantine"]);
+        let text = format!("{DQ}    quarantine:\n      dlq_table: x\n  - name: l\n    type: ");
+        assert_eq!(labels(&text, 7, 10), ["load", "transform", "write", "test"]);
+        let text = "actions:\n  - name: w\n    type: write\n    write_target:\n      type: ";
+        assert_eq!(
+            labels(text, 4, 12),
+            ["streaming_table", "materialized_view", "sink"]
+        );
+        let rule = "order_id IS NOT NULL:\n  action: ";
+        assert_eq!(
+            labels_in(
+                FileKind::Expectations,
+                "/p/expectations/o.yaml",
+                rule,
+                1,
+                10
+            ),
+            ["warn", "drop", "fail"]
+        );
     }
 
     #[test]
     fn keys_depend_on_the_block() {
-        let text = "actions:\n  - name: x\n    quarantine:\n      dl\n    mo";
-        assert_eq!(labels(text, 3, 8), ["dlq_table", "source_table"]);
-        let action_keys = labels(text, 4, 6);
+        let text = format!("{DQ}    quarantine:\n      dl\n    mo");
+        assert_eq!(labels(&text, 5, 8), ["dlq_table", "source_table"]);
+        let action_keys = labels(&text, 6, 6);
         assert!(
             action_keys.contains(&"mode".to_string())
-                && !action_keys.contains(&"dlq_table".to_string())
+                && !action_keys.contains(&"dlq_table".to_string()),
+            "{action_keys:?}"
         );
     }
 
     #[test]
-    fn keys_only_in_data_quality_actions_and_not_twice() {
-        let text = "pipeline: p\nflowgroup: f\nactions:\n  - name: dq\n    type: transform\n    transform_type: data_quality\n    mode: dqe\n    \n  - name: load\n    type: load\n    \n    write_target:\n      \n";
+    fn keys_of_each_block_and_not_twice() {
+        let text = "pipeline: p\nflowgroup: f\nactions:\n  - name: dq\n    type: transform\n    transform_type: data_quality\n    mode: dqe\n    \n  - name: load\n    type: load\n    \n    source:\n      type: cloudfiles\n      \n  - name: w\n    type: write\n    write_target:\n      type: streaming_table\n      \n";
         let dq = labels(text, 7, 4);
         assert!(dq.contains(&"expectations_file".to_string()), "{dq:?}");
         assert!(!dq.contains(&"mode".to_string()), "present already: {dq:?}");
-        assert!(labels(text, 10, 4).is_empty(), "a load action");
-        assert!(labels(text, 12, 6).is_empty(), "inside write_target");
+        assert!(!dq.contains(&"write_target".to_string()), "{dq:?}");
+        let load = labels(text, 10, 4);
+        assert!(load.contains(&"readMode".to_string()), "{load:?}");
+        assert!(!load.contains(&"expectations_file".to_string()), "{load:?}");
+        let source = labels(text, 13, 6);
         assert!(
-            labels("pipeline: p\n", 1, 0).is_empty(),
-            "the flowgroup's top level"
+            source.contains(&"schema_location".to_string()),
+            "{source:?}"
         );
+        assert!(!source.contains(&"type".to_string()), "{source:?}");
+        let target = labels(text, 18, 6);
+        assert!(target.contains(&"cdc_config".to_string()), "{target:?}");
+        assert!(!target.contains(&"sink_type".to_string()), "{target:?}");
+        let top = labels("pipeline: p\n", 1, 0);
+        assert!(
+            top.contains(&"flowgroup".to_string()) && !top.contains(&"pipeline".to_string()),
+            "{top:?}"
+        );
+    }
+
+    #[test]
+    fn every_lhp_file() {
+        let project = labels_in(FileKind::ProjectConfig, "/p/lhp.yaml", "name: p\n", 1, 0);
+        assert!(project.contains(&"include".to_string()), "{project:?}");
+        let subst = labels_in(
+            FileKind::Substitutions,
+            "/p/substitutions/dev.yaml",
+            "dev:\n  \n",
+            1,
+            2,
+        );
+        assert!(subst.contains(&"catalog".to_string()), "{subst:?}");
+        let preset = labels_in(
+            FileKind::Preset,
+            "/p/presets/x.yaml",
+            "name: x\ndefaults:\n  \n",
+            2,
+            2,
+        );
+        assert!(preset.contains(&"load_actions".to_string()), "{preset:?}");
+        let template = labels_in(
+            FileKind::Template,
+            "/p/templates/t.yaml",
+            "name: t\nparameters:\n  - name: a\n    \n",
+            3,
+            4,
+        );
+        assert!(template.contains(&"required".to_string()), "{template:?}");
+        let config = labels_in(
+            FileKind::PipelineConfig,
+            "/p/config/pipeline_config.yaml",
+            "project_defaults:\n  \n",
+            1,
+            2,
+        );
+        assert!(config.contains(&"serverless".to_string()), "{config:?}");
     }
 
     #[test]
     fn read_mode_of_a_data_quality_action_is_only_stream() {
-        let text = "actions:\n  - name: dq\n    type: transform\n    transform_type: data_quality\n    readMode: ";
-        assert_eq!(labels(text, 4, 14), ["stream"]);
+        let text = format!("{DQ}    readMode: ");
+        assert_eq!(labels(&text, 4, 14), ["stream"]);
         let load = "actions:\n  - name: l\n    type: load\n    readMode: ";
-        assert_eq!(labels(load, 3, 14), ["stream", "batch"]);
+        assert_eq!(labels(load, 3, 14), ["batch", "stream"]);
     }
 
     #[test]
@@ -635,8 +631,13 @@ mod tests {
 
     #[test]
     fn non_ascii_before_the_cursor() {
-        // `é` is one UTF-16 unit; the cursor after `mode: ` is at 8.
-        assert_eq!(labels("é # x\n  mode: ", 1, 8), ["dqe", "quarantine"]);
+        // `é` is one UTF-16 unit; the cursor after `mode: ` is at 24.
+        let text = "actions:\n  - name: é\n    transform_type: data_quality\n    type: transform\n    mode: ";
+        assert_eq!(labels(text, 4, 10), ["dqe", "quarantine"]);
+        assert_eq!(
+            labels("pipeline: é\nactions:\n  - type: ", 2, 10),
+            ["load", "transform", "write", "test"]
+        );
         assert!(labels("  description: é", 0, 16).is_empty());
     }
 }

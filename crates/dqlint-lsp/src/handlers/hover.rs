@@ -10,8 +10,9 @@ use dqlint_project::{FileKind, SourceFile, TokenSyntax};
 use tower_lsp_server::ls_types::{Hover, HoverContents, MarkupContent, MarkupKind, Position};
 
 use crate::convert;
-use crate::handlers::field_docs;
+use crate::handlers::yaml_context;
 use crate::workspace::Snapshot;
+use dqlint_project::vocabulary::{self, LhpFile};
 
 pub fn hover(snapshot: &Snapshot, path: &Path, position: Position) -> Option<Hover> {
     let file = snapshot.project.file_by_path(path)?;
@@ -222,67 +223,112 @@ fn expectation_hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> O
     Some(markdown(file, &rule.span, out.trim_end().to_string()))
 }
 
-/// A key of a flowgroup, template or preset: its documentation; for
-/// `dlq_table`, the resolved inbox and outbox in each environment and
-/// where their `CREATE TABLE` is.
+/// A key or a value of any LHP file: the key's documentation from the LHP
+/// vocabulary (for the block the key is in) and the values it accepts; for
+/// `dlq_table`, the resolved inbox and outbox in each environment and where
+/// their `CREATE TABLE` is.
 fn key_hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Hover> {
-    if !matches!(
-        file.kind,
-        FileKind::Flowgroup | FileKind::Template | FileKind::Preset
-    ) {
-        return None;
-    }
-    let line = file
-        .lines
-        .line_range(&file.text, file.lines.line_of(offset));
-    let text = &file.text[line.clone()];
-    // On `dlq_table`'s value too: it is what the hover is about.
-    let (key_span, key) = key_at(text, offset - line.start).or_else(|| {
-        let (span, key) = key_at(text, text.len() - text.trim_start().len() + 2)
-            .or_else(|| key_at(text, text.len() - text.trim_start().len()))?;
-        (key == "dlq_table").then_some((span, key))
-    })?;
-    let doc = field_docs::lookup(key)?;
-    let mut out = format!("`{key}`: {doc}");
-    if key == "dlq_table" {
-        let value = text[key_span.end..].trim_start_matches(':').trim();
-        let value = value.trim_matches(|c| c == '"' || c == '\'');
-        if !value.is_empty() {
-            out.push_str(
-                "\n\n| env | inbox | created in | outbox | created in |\n|---|---|---|---|---|\n",
-            );
-            let project = &snapshot.project;
-            let created = |ddl: &Option<(dqlint_project::FileId, std::ops::Range<usize>)>| match ddl
-            {
-                Some((file, span)) => {
-                    let file = project.file(*file);
-                    format!("`{}:{}`", file.rel, file.lines.line_of(span.start) + 1)
-                }
-                None => "no `CREATE TABLE`".to_string(),
-            };
-            for dlq in crate::handlers::dlq::dlq_tables(project, value) {
-                let env = if dlq.env.is_empty() {
-                    "(none)"
-                } else {
-                    dlq.env.as_str()
-                };
-                let name = |n: &Option<String>| match n {
-                    Some(n) => format!("`{n}`"),
-                    None => "(a token does not resolve)".to_string(),
-                };
-                let _ = writeln!(
-                    out,
-                    "| `{env}` | {} | {} | {} | {} |",
-                    name(&dlq.inbox),
-                    created(&dlq.inbox_ddl),
-                    name(&dlq.outbox),
-                    created(&dlq.outbox_ddl),
-                );
+    let lhp = LhpFile::of(file.kind)?;
+    let line_no = file.lines.line_of(offset);
+    let line = file.lines.line_range(&file.text, line_no);
+    let found = vocabulary_hover(lhp, &file.text, line_no, offset - line.start)?;
+    let (key, bare) = (found.key, found.value);
+    let mut out = found.text;
+    if key == "dlq_table" && !bare.is_empty() {
+        out.push_str(
+            "\n\n| env | inbox | created in | outbox | created in |\n|---|---|---|---|---|\n",
+        );
+        let project = &snapshot.project;
+        let created = |ddl: &Option<(dqlint_project::FileId, std::ops::Range<usize>)>| match ddl {
+            Some((file, span)) => {
+                let file = project.file(*file);
+                format!("`{}:{}`", file.rel, file.lines.line_of(span.start) + 1)
             }
+            None => "no `CREATE TABLE`".to_string(),
+        };
+        for dlq in crate::handlers::dlq::dlq_tables(project, bare) {
+            let env = if dlq.env.is_empty() {
+                "(none)"
+            } else {
+                dlq.env.as_str()
+            };
+            let name = |n: &Option<String>| match n {
+                Some(n) => format!("`{n}`"),
+                None => "(a token does not resolve)".to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "| `{env}` | {} | {} | {} | {} |",
+                name(&dlq.inbox),
+                created(&dlq.inbox_ddl),
+                name(&dlq.outbox),
+                created(&dlq.outbox_ddl),
+            );
         }
     }
-    let span = line.start + key_span.start..line.start + key_span.end;
-    Some(markdown(file, &span, out))
+    let span = line.start + found.span.start..line.start + found.span.end;
+    Some(markdown(file, &span, out.trim_end().to_string()))
+}
+
+/// What the vocabulary says of the key or value at byte `at` of line
+/// `line_no` of `text`.
+pub(super) struct VocabularyHover<'a> {
+    pub key: &'a str,
+    pub value: &'a str,
+    /// Within the line.
+    pub span: std::ops::Range<usize>,
+    pub text: String,
+}
+
+pub(super) fn vocabulary_hover(
+    lhp: LhpFile,
+    text: &str,
+    line_no: usize,
+    at: usize,
+) -> Option<VocabularyHover<'_>> {
+    let lines: Vec<&str> = text.split('\n').map(|l| l.trim_end_matches('\r')).collect();
+    let line = *lines.get(line_no)?;
+    let indent = line.len() - line.trim_start().len();
+    let (key_span, key) = key_at(line, indent).or_else(|| key_at(line, indent + 2))?;
+    let value = line[key_span.end..].trim_start_matches(':');
+    let value_start = key_span.end + 1 + (value.len() - value.trim_start().len());
+    let value = value.split(" #").next().unwrap_or("").trim();
+    let on_value = !value.is_empty() && at >= value_start && at <= value_start + value.len();
+    if !(contains(&key_span, at) || on_value) {
+        return None;
+    }
+    let (col, opens) = yaml_context::column(line);
+    let frames = yaml_context::frames_at(&lines, line_no, col, true, opens);
+    let block = vocabulary::block_at(lhp, &frames)?;
+    let field = block.key(key)?;
+    let bare = value.trim_matches(|c| c == '"' || c == '\'');
+    // `dlq_table`'s value is hovered as its key: the tables are the point.
+    let on_value = on_value && key != "dlq_table";
+    let mut out = if on_value {
+        let mut out = format!("`{key}: {bare}`\n\n{}", field.doc);
+        let templated = ["${", "%{", "{{"].iter().any(|t| bare.contains(t));
+        if !field.values.is_empty() && !field.values.contains(&bare) && !templated {
+            let _ = write!(out, "\n\n**Not a value `{key}` accepts here.**");
+        }
+        out
+    } else {
+        format!("`{key}`: {}", field.doc)
+    };
+    if !field.values.is_empty() {
+        let values: Vec<String> = field.values.iter().map(|v| format!("`{v}`")).collect();
+        let _ = write!(out, "\n\nValues: {}", values.join(", "));
+    }
+    let span = if on_value {
+        value_start..value_start + value.len()
+    } else {
+        key_span
+    };
+    Some(VocabularyHover {
+        key,
+        value: bare,
+        span,
+        text: out,
+    })
 }
 
 /// The plain `key:` of a YAML line, when `at` falls on it.

@@ -6,7 +6,10 @@ pub mod definition;
 pub mod dlq;
 pub mod document_symbol;
 pub mod dqx;
-pub mod field_docs;
 pub mod hover;
 pub mod references;
 pub mod suppress;
+pub mod yaml_context;
+
+#[cfg(test)]
+mod vocabulary_coverage;

@@ -65,59 +65,33 @@
 //! ## Fix
 //! Rename the key (here `readMode`) or remove it.
 
-use dqlint_project::{Entry, Value};
+use dqlint_project::{vocabulary, Entry, Value};
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
 use crate::text::did_you_mean;
 
-/// Keys a data_quality action uses (LHP's `Action` model fields that the
-/// data_quality validator and generator read, plus the common ones).
-pub const DQ_ACTION_KEYS: &[&str] = &[
-    "name",
-    "type",
-    "transform_type",
-    "source",
-    "target",
-    "description",
-    "readMode",
-    "expectations_file",
-    "mode",
-    "quarantine",
-    "operational_metadata",
-    "depends_on",
-];
-pub const QUARANTINE_KEYS: &[&str] = &["dlq_table", "source_table"];
-pub const FLOWGROUP_KEYS: &[&str] = &[
-    "pipeline",
-    "flowgroup",
-    "job_name",
-    "variables",
-    "presets",
-    "use_template",
-    "template_parameters",
-    "actions",
-    "operational_metadata",
-    "flowgroups",
-    "description",
-];
+/// The vocabulary blocks read here (`dqlint_project::vocabulary`): a
+/// data_quality action's keys (LHP's `Action` model fields that the
+/// data_quality validator and generator read, plus the common ones), a
+/// `quarantine` block's, a flowgroup's top level.
+const DQ_ACTION: &str = "action:transform/data_quality";
+const QUARANTINE: &str = "flowgroup:actions[].quarantine";
+const FLOWGROUP: &str = "flowgroup:";
 
 pub fn check(ctx: &Context, out: &mut Findings) {
+    let dq_action = vocabulary::expect_block(DQ_ACTION).names();
+    let quarantine = vocabulary::expect_block(QUARANTINE).names();
+    let flowgroup = vocabulary::expect_block(FLOWGROUP).names();
     for (_, action) in ctx.dq_actions() {
-        report_unknown(
-            ctx,
-            out,
-            &action.value,
-            DQ_ACTION_KEYS,
-            "a data_quality action",
-        );
+        report_unknown(ctx, out, &action.value, &dq_action, "a data_quality action");
         if let Some(q) = action.get("quarantine") {
-            report_unknown(ctx, out, q, QUARANTINE_KEYS, "a `quarantine` block");
+            report_unknown(ctx, out, q, &quarantine, "a `quarantine` block");
         }
     }
     for fg in &ctx.project.flowgroups {
-        report_unknown(ctx, out, &fg.doc, FLOWGROUP_KEYS, "a flowgroup");
+        report_unknown(ctx, out, &fg.doc, &flowgroup, "a flowgroup");
     }
 }
 
