@@ -20,6 +20,10 @@
 //! [dqx]                              # DQX checks files and run configs
 //! version = "0.17.0"
 //! checks = ["quality/**/*.yml"]
+//!
+//! [dlt]                              # pipeline sources (Python, SQL)
+//! runtime = "databricks"             # or "oss-spark"
+//! quarantine_names = ["*quarantine*", "*_dlq", "*_rejected"]
 //! ```
 //!
 //! Every mistake in the file is an error with its line and column: a typo
@@ -48,6 +52,7 @@ pub const TOP_LEVEL_KEYS: &[&str] = &[
     "sql",
     "overrides",
     "dqx",
+    "dlt",
 ];
 /// Keys of the `[sql]` table.
 pub const SQL_KEYS: &[&str] = &["udfs"];
@@ -62,6 +67,12 @@ pub const DQX_KEYS: &[&str] = &[
     "configs",
     "schemas",
 ];
+/// Keys of the `[dlt]` table.
+pub const DLT_KEYS: &[&str] = &["runtime", "quarantine_names", "rule_loaders"];
+/// The values of `[dlt] runtime`.
+pub const DLT_RUNTIMES: &[&str] = &["databricks", "oss-spark"];
+/// The default `[dlt] quarantine_names`.
+pub const DEFAULT_QUARANTINE_NAMES: &[&str] = &["*quarantine*", "*_dlq", "*_rejected"];
 /// Keys of an `[[overrides]]` entry.
 pub const OVERRIDE_KEYS: &[&str] = &["files", "select", "ignore", "severity"];
 /// The values of a `[severity]` entry.
@@ -116,6 +127,77 @@ pub struct Config {
     pub overrides: Vec<Override>,
     /// The `[dqx]` table.
     pub dqx: DqxConfig,
+    /// The `[dlt]` table.
+    pub dlt: DltConfig,
+}
+
+/// `[dlt]`: how pipeline sources are read and checked (`spec/dlt.md`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DltConfig {
+    /// The runtime the pipelines run on.
+    pub runtime: DltRuntime,
+    /// Globs on dataset names (lower case) that make a dataset a
+    /// quarantine table.
+    pub quarantine_names: Vec<String>,
+    /// Functions that return rules from a registry (`get_rules`).
+    pub rule_loaders: Vec<String>,
+}
+
+impl Default for DltConfig {
+    fn default() -> DltConfig {
+        DltConfig {
+            runtime: DltRuntime::Databricks,
+            quarantine_names: DEFAULT_QUARANTINE_NAMES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            rule_loaders: Vec::new(),
+        }
+    }
+}
+
+impl DltConfig {
+    /// Whether a dataset name (unqualified or qualified: its last part
+    /// counts) is a quarantine table's by `quarantine_names`.
+    pub fn is_quarantine_name(&self, name: &str) -> bool {
+        let last = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
+        let last = last.trim_matches('`');
+        self.quarantine_names
+            .iter()
+            .any(|pattern| wildcard_match(&pattern.to_ascii_lowercase(), last))
+    }
+}
+
+/// `*` matches any run of characters, `?` one; nothing else is special.
+fn wildcard_match(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+/// `[dlt] runtime`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DltRuntime {
+    /// Lakeflow Declarative Pipelines on Databricks (the default).
+    Databricks,
+    /// Apache Spark 4.x `pyspark.pipelines`: no expectations, no `APPLY CHANGES`.
+    OssSpark,
 }
 
 /// `[dqx]`: how DQX checks files and run configs are read and checked.
@@ -415,6 +497,9 @@ impl Config {
         if let Some(dqx) = raw.dqx {
             config.dqx = dqx_config(dqx).map_err(|(s, m)| error(Some(s), m))?;
         }
+        if let Some(dlt) = raw.dlt {
+            config.dlt = dlt_config(dlt).map_err(|(s, m)| error(Some(s), m))?;
+        }
         for entry in raw.overrides.unwrap_or_default() {
             let at = entry.span();
             let entry = entry.into_inner();
@@ -644,6 +729,60 @@ struct RawConfig {
     sql: Option<RawSql>,
     overrides: Option<Vec<Spanned<RawOverride>>>,
     dqx: Option<RawDqx>,
+    dlt: Option<RawDlt>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDlt {
+    runtime: Option<Spanned<String>>,
+    quarantine_names: Option<Vec<Spanned<String>>>,
+    rule_loaders: Option<Vec<Spanned<String>>>,
+}
+
+fn dlt_config(raw: RawDlt) -> Located<DltConfig> {
+    let mut out = DltConfig::default();
+    if let Some(runtime) = raw.runtime {
+        out.runtime = match runtime.get_ref().trim() {
+            "databricks" => DltRuntime::Databricks,
+            "oss-spark" => DltRuntime::OssSpark,
+            other => {
+                return Err((
+                    runtime.span(),
+                    format!(
+                    "`{other}` is not a pipeline runtime (expected `databricks` or `oss-spark`)"
+                ),
+                ))
+            }
+        };
+    }
+    if let Some(names) = raw.quarantine_names {
+        out.quarantine_names.clear();
+        for name in names {
+            let text = name.get_ref().trim();
+            if text.is_empty() {
+                return Err((
+                    name.span(),
+                    "an empty quarantine name pattern matches no dataset".into(),
+                ));
+            }
+            out.quarantine_names.push(text.to_string());
+        }
+    }
+    for loader in raw.rule_loaders.unwrap_or_default() {
+        let text = loader.get_ref().trim();
+        let dotted = !text.is_empty() && text.split('.').all(is_identifier);
+        if !dotted {
+            return Err((
+                loader.span(),
+                format!(
+                    "`{text}` is not a Python function name (`get_rules`, `registry.load_rules`)"
+                ),
+            ));
+        }
+        out.rule_loaders.push(text.to_string());
+    }
+    Ok(out)
 }
 
 #[derive(Deserialize)]
@@ -937,7 +1076,7 @@ mod tests {
     fn mistakes_have_a_line_and_column() {
         assert_eq!(
             error("select = [\"DQ1\"]\n\nselct = [\"DQ4\"]\n"),
-            "dqlint.toml:3:1: unknown key `selct` (expected one of `select`, `ignore`, `envs`, `ddl`, `severity`, `sql`, `overrides`, `dqx`); did you mean `select`?"
+            "dqlint.toml:3:1: unknown key `selct` (expected one of `select`, `ignore`, `envs`, `ddl`, `severity`, `sql`, `overrides`, `dqx`, `dlt`); did you mean `select`?"
         );
         assert_eq!(
             error("ignore = [\"DQ402\", \"DQ999\"]\n"),
@@ -990,6 +1129,45 @@ mod tests {
         );
         assert!(dqx.schema_for("quality/customers.yml").is_none());
         assert!(!parse("").unwrap().dqx.present);
+    }
+
+    #[test]
+    fn reads_the_dlt_table() {
+        let config = parse(
+            "[dlt]\nruntime = \"oss-spark\"\nquarantine_names = [\"*_bad\"]\nrule_loaders = [\"registry.get_rules\"]\n",
+        )
+        .unwrap();
+        assert_eq!(config.dlt.runtime, DltRuntime::OssSpark);
+        assert!(config.dlt.is_quarantine_name("main.silver.orders_BAD"));
+        assert!(!config.dlt.is_quarantine_name("orders_quarantine"));
+        assert_eq!(config.dlt.rule_loaders, ["registry.get_rules"]);
+        let defaults = parse("").unwrap().dlt;
+        assert_eq!(defaults.runtime, DltRuntime::Databricks);
+        for quarantine in [
+            "orders_quarantine",
+            "quarantine",
+            "orders_dlq",
+            "`x`.orders_rejected",
+        ] {
+            assert!(defaults.is_quarantine_name(quarantine), "{quarantine}");
+        }
+        for clean in ["orders", "orders_dlq_view", "rejected_orders"] {
+            assert!(!defaults.is_quarantine_name(clean), "{clean}");
+        }
+    }
+
+    #[test]
+    fn dlt_mistakes_have_a_line_and_column() {
+        assert_eq!(
+            error("[dlt]\nruntime = \"spark\"\n"),
+            "dqlint.toml:2:11: `spark` is not a pipeline runtime (expected `databricks` or `oss-spark`)"
+        );
+        assert!(error("[dlt]\nruntim = \"databricks\"\n")
+            .starts_with("dqlint.toml:2:1: unknown key `runtim`"));
+        assert!(error("[dlt]\nquarantine_names = [\"\"]\n").starts_with("dqlint.toml:2:21:"));
+        assert!(
+            error("[dlt]\nrule_loaders = [\"get rules\"]\n").contains("not a Python function name")
+        );
     }
 
     #[test]

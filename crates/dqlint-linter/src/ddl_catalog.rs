@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use dqlint_project::{Env, FileId, FileKind};
+use dqlint_project::{Env, FileId};
 use dqlint_sql::ddl::{parse_sql_file, AlterOp, CreateTable, DdlStatement, SqlFile, UpdateStmt};
 use dqlint_sql::ident::normalize_table_name;
 
@@ -280,7 +280,7 @@ fn build(ctx: &Context) -> DdlCatalog {
         .project
         .files
         .iter()
-        .filter(|f| f.kind == FileKind::Sql && f.read_error.is_none())
+        .filter(|f| f.kind.is_sql() && f.read_error.is_none())
         .collect();
     sql.sort_by(|a, b| a.rel.cmp(&b.rel));
     let files: Vec<(FileId, SqlFile)> = sql

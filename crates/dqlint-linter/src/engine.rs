@@ -39,6 +39,12 @@ pub struct Context<'a> {
     /// The DQX catalogue `dqx` selects, with its extras and custom
     /// functions, built once.
     dqx_catalogue: std::sync::OnceLock<dqlint_dqx::Catalogue>,
+    /// `[dlt]` of `dqlint.toml` (the defaults without one).
+    pub dlt: crate::config::DltConfig,
+    /// The pipeline sources read into the pipeline model, once for the
+    /// DQ9xx rules (`rules::pipeline::sources`).
+    pub(crate) pipeline_sources:
+        std::sync::OnceLock<Vec<crate::rules::pipeline::PipelineSource<'a>>>,
 }
 
 /// Where rules put what they find.
@@ -120,6 +126,8 @@ impl<'a> Context<'a> {
             dqx_checks: Default::default(),
             dqx_run_configs: Default::default(),
             dq_actions,
+            dlt: Default::default(),
+            pipeline_sources: Default::default(),
         }
     }
 
@@ -197,6 +205,7 @@ pub fn lint_configured(
     };
     let mut ctx = Context::with_dqx(project, &config.dqx);
     ctx.udfs = config.udfs.clone();
+    ctx.dlt = config.dlt.clone();
     // Rules are independent readers of the context: run them in parallel,
     // and concatenate their findings in registry order so the result does
     // not depend on the number of threads.

@@ -61,6 +61,68 @@ fn compute(ctx: &Context) -> Vec<ExpressionFinding> {
         }
     }
     out.extend(dqx_findings(ctx));
+    out.extend(pipeline_findings(ctx));
+    out
+}
+
+/// The known constraints of every pipeline source (decorators, `CONSTRAINT
+/// ... EXPECT`), through the same checks, at the characters of the source
+/// each piece came from. DLT constraints may hold no subquery or aggregate
+/// and must be boolean: both are errors there.
+fn pipeline_findings(ctx: &Context) -> Vec<ExpressionFinding> {
+    use crate::diagnostic::Severity;
+    use dqlint_pipeline::model::Constraint;
+    use dqlint_sql::expr::ExprFact;
+
+    let fails = "the pipeline update fails when it analyses the dataset";
+    let mut out = Vec::new();
+    for source in crate::rules::pipeline::sources(ctx) {
+        for dataset in &source.model.datasets {
+            for expectation in &dataset.expectations {
+                let Constraint::Known(text) = &expectation.constraint else {
+                    continue;
+                };
+                let Some(whole) = text.source_span(0..text.text.len()) else {
+                    continue;
+                };
+                let options = dqlint_sql::expr::ExprOptions { udfs: &ctx.udfs };
+                for f in dqlint_sql::expr::check_expression_with(&text.text, options) {
+                    let mut severity = None;
+                    let message = match f.kind {
+                        // `${key}` is a pipeline configuration parameter
+                        // the runtime substitutes.
+                        ExprFact::SubstitutionToken => continue,
+                        ExprFact::SyntaxError | ExprFact::UnknownFunction => {
+                            with_consequence(&f.message, fails)
+                        }
+                        ExprFact::NotRowLevel | ExprFact::NotBoolean => {
+                            severity = Some(Severity::Error);
+                            with_consequence(&f.message, fails)
+                        }
+                        ExprFact::Nondeterministic => f.message.replace(
+                            "a row's verdict can differ between the clean path, the DLQ and \
+                                 the recycle path",
+                            "a row's verdict can differ between a clean table, its quarantine \
+                                 twin and a retried update",
+                        ),
+                        ExprFact::TrailingKeywordAlias => f.message,
+                    };
+                    let span = text
+                        .source_span(f.range.clone())
+                        .or_else(|| text.source_span(f.range.start..text.text.len()))
+                        .unwrap_or_else(|| whole.clone());
+                    out.push(ExpressionFinding {
+                        kind: f.kind,
+                        message,
+                        file: source.id(),
+                        span,
+                        expression_span: whole.clone(),
+                        severity,
+                    });
+                }
+            }
+        }
+    }
     out
 }
 

@@ -7,6 +7,7 @@ pub mod cross_action;
 pub mod dlq;
 pub mod dqx;
 pub mod expectations;
+pub mod pipeline;
 pub mod sql;
 pub mod structure;
 pub mod suppression;

@@ -20,6 +20,10 @@ pub enum Scope {
     /// Every quarantine action, every `.sql` file (the DLQ DDL) and
     /// `config/pipeline_config.yaml`.
     Quarantine,
+    /// Every pipeline source (Python, SQL) and the modules they import:
+    /// a quarantine table and its clean twin, an AUTO CDC target declared
+    /// in another file.
+    Pipelines,
     /// The whole project: the environments requested, `lhp.yaml`.
     Project,
     /// Suppression comments, against every other rule's findings.
@@ -42,6 +46,7 @@ impl Scope {
             Scope::Quarantine => {
                 "every quarantine action, the DLQ DDL in `.sql` files and `config/pipeline_config.yaml`"
             }
+            Scope::Pipelines => "every pipeline source and the modules they import",
             Scope::Project => "the whole project",
             Scope::Suppressions => "suppression comments and every other rule's findings",
         }

@@ -92,8 +92,11 @@ impl Directive {
 /// The comment ranges of a file that may hold directives: YAML `#`
 /// comments, SQL `--` comments; none in JSON.
 fn comments(file: &SourceFile) -> Vec<Range<usize>> {
-    if file.kind == FileKind::Sql {
+    if file.kind.is_sql() {
         return dqlint_sql::line_comments(&file.text);
+    }
+    if file.kind == FileKind::PipelinePython {
+        return dqlint_pipeline::PythonModule::parse(file.text.to_string()).comments();
     }
     if file
         .path
@@ -125,7 +128,7 @@ pub fn directives(file: &SourceFile) -> Vec<Directive> {
 /// Block comments that count as leading comments: a SQL file's
 /// `/* ... */` licence header.
 fn header_comments(kind: FileKind, text: &str) -> Vec<Range<usize>> {
-    if kind == FileKind::Sql {
+    if kind.is_sql() {
         dqlint_sql::block_comments(text)
     } else {
         Vec::new()
@@ -399,7 +402,8 @@ fn comment_marker(file: &SourceFile) -> Option<&'static str> {
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
     match file.kind {
         _ if file.read_error.is_some() || json => None,
-        FileKind::Sql => Some("--"),
+        FileKind::Sql | FileKind::PipelineSql => Some("--"),
+        FileKind::PipelinePython => Some("#"),
         _ => file.yaml.as_ref().map(|_| "#"),
     }
 }
@@ -430,8 +434,15 @@ fn extend_existing(file: &SourceFile, scope: Scope, code: &str) -> Vec<Edit> {
 fn edit_works(file: &SourceFile, edit: &Edit, scope: Scope, rule: &RuleMeta) -> bool {
     let mut edited = file.text.to_string();
     edited.replace_range(edit.span.clone(), &edit.new_text);
-    let comments = if file.kind == FileKind::Sql {
+    let comments = if file.kind.is_sql() {
         dqlint_sql::line_comments(&edited)
+    } else if file.kind == FileKind::PipelinePython {
+        let before = dqlint_pipeline::PythonModule::parse(file.text.to_string());
+        let parsed = dqlint_pipeline::PythonModule::parse(edited.clone());
+        if parsed.syntax_errors().len() > before.syntax_errors().len() {
+            return false;
+        }
+        parsed.comments()
     } else {
         let parsed = dqlint_yaml::parse(&edited);
         let before = file.yaml.as_ref().map_or(0, |y| y.errors.len());
@@ -595,9 +606,8 @@ fn fed_by_broken(kind: FileKind, broken: &HashSet<FileKind>) -> bool {
         // tokens.
         Flowgroup => broken.iter().any(|k| model(k) && *k != Flowgroup),
         Template | Preset | Blueprint => broken.iter().any(model),
-        ProjectConfig | Substitutions | PipelineConfig | DqxChecks | DqxRunConfig | LintConfig => {
-            false
-        }
+        ProjectConfig | Substitutions | PipelineConfig | DqxChecks | DqxRunConfig | LintConfig
+        | PipelinePython | PipelineSql | PythonModule => false,
     }
 }
 

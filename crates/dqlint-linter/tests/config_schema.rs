@@ -9,7 +9,10 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use dqlint_linter::config::{Config, DQX_KEYS, OVERRIDE_KEYS, SEVERITY_NAMES, TOP_LEVEL_KEYS};
+use dqlint_linter::config::{
+    Config, DEFAULT_QUARANTINE_NAMES, DLT_KEYS, DLT_RUNTIMES, DQX_KEYS, OVERRIDE_KEYS,
+    SEVERITY_NAMES, TOP_LEVEL_KEYS,
+};
 use dqlint_linter::RULES;
 use serde_json::{json, Map, Value};
 
@@ -48,8 +51,28 @@ fn key_doc(key: &str) -> (&'static str, Value, Value) {
         "overrides" => ("Settings for the findings located in some files; later entries win.", json!({ "type": "array", "items": { "$ref": "#/definitions/override" } }), json!([{ "files": ["pipelines/legacy/**"], "ignore": ["DQ105"] }])),
         "files" => ("Globs of the files this override applies to, relative to the project root; a glob without / matches file names anywhere.", json!({ "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }), json!(["pipelines/legacy/**"])),
         "dqx" => ("DQX checks files and run configs: the catalogue version, extras, custom functions, variables, target runtime, files forced to a DQX kind, and table schemas (docs/dqx.md).", json!({ "$ref": "#/definitions/dqx" }), json!({ "version": "0.17.0", "extras": ["pii"], "custom_functions": { "is_valid_sku": ["column"] }, "variables": { "min_price": "0" }, "dbr": "16.4", "checks": ["quality/**/*.yml"], "configs": [".dqx/config.yml"], "schemas": { "quality/orders*.yml": "order_id BIGINT, country STRING" } })),
+        "dlt" => ("Pipeline sources (Lakeflow Declarative Pipelines, Python and SQL): the runtime, the dataset names that make a quarantine table, and the functions that load rules from a registry (docs/pipelines.md).", json!({ "$ref": "#/definitions/dlt" }), json!({ "runtime": "databricks", "quarantine_names": ["*quarantine*", "*_dlq"], "rule_loaders": ["get_rules"] })),
         other => panic!("no documentation for the key `{other}`: add it here"),
     }
+}
+
+/// `[dlt]`: one property per key of `DLT_KEYS`.
+fn dlt_schema() -> Value {
+    let properties: Map<String, Value> = DLT_KEYS
+        .iter()
+        .map(|key| {
+            let (description, schema) = match *key {
+                "runtime" => ("Where the pipelines run: `databricks` (Lakeflow Declarative Pipelines, the default) or `oss-spark` (Apache Spark 4.x `pyspark.pipelines`, which has no expectations; DQ905).", json!({ "type": "string", "enum": DLT_RUNTIMES })),
+                "quarantine_names" => ("Patterns (`*`, `?`) on dataset names that make a dataset a quarantine table (DQ920-DQ925), matched on the last part of the name, case-insensitively.", json!({ "type": "array", "items": { "type": "string", "minLength": 1 }, "default": DEFAULT_QUARANTINE_NAMES })),
+                "rule_loaders" => ("Python functions that return rules from a registry (`get_rules`, `registry.load_rules`): their calls are resolved against the policy registry (policy.md, DQ952).", json!({ "type": "array", "items": { "type": "string", "minLength": 1 } })),
+                other => panic!("no documentation for the [dlt] key `{other}`: add it here"),
+            };
+            let mut schema = schema;
+            schema["description"] = json!(description);
+            (key.to_string(), schema)
+        })
+        .collect();
+    json!({ "type": "object", "additionalProperties": false, "properties": properties })
 }
 
 fn property(key: &str) -> Value {
@@ -120,6 +143,7 @@ fn expected_schema() -> Value {
                 "properties": override_properties,
             },
             "dqx": dqx_schema(),
+            "dlt": dlt_schema(),
         },
     })
 }
@@ -261,6 +285,10 @@ fn schema_keys_are_the_keys_the_parser_accepts() {
     assert_eq!(
         keys(&schema["definitions"]["dqx"]["properties"]),
         accepted_keys("[dqx]\nnot_a_key = 1\n")
+    );
+    assert_eq!(
+        keys(&schema["definitions"]["dlt"]["properties"]),
+        accepted_keys("[dlt]\nnot_a_key = 1\n")
     );
 }
 

@@ -134,6 +134,13 @@ pub fn relint(
             envs.extend(envs_or_none(&new_envs));
         }
         FileKind::PipelineConfig | FileKind::Sql => plan.quarantine_wide = true,
+        // Pipeline sources read each other (a quarantine table and its
+        // clean twin, an AUTO CDC target declared elsewhere, imported rule
+        // dicts), and a SQL one may hold DLQ DDL.
+        FileKind::PipelinePython | FileKind::PipelineSql | FileKind::PythonModule => {
+            plan.also.extend(pipeline_files(base));
+            plan.quarantine_wide |= kind == FileKind::PipelineSql;
+        }
         // Run configs share checkpoints across the project.
         FileKind::DqxRunConfig => plan.also.extend(
             base.files
@@ -163,11 +170,7 @@ pub fn relint(
     for id in revisit {
         plan.include(base, *id);
     }
-    if plan
-        .also
-        .iter()
-        .any(|id| base.file(*id).kind == FileKind::Sql)
-    {
+    if plan.also.iter().any(|id| base.file(*id).kind.is_sql()) {
         plan.quarantine_wide = true;
     }
     // Whether the edit makes a model file start or stop parsing: unused
@@ -242,7 +245,7 @@ pub fn relint(
                 project
                     .files
                     .iter()
-                    .filter(|f| f.kind == FileKind::Sql)
+                    .filter(|f| f.kind.is_sql())
                     .map(|f| f.id),
             );
         }
@@ -366,10 +369,22 @@ impl Plan {
                 .shared
                 .extend(base.expectations_rel(id).map(str::to_string)),
             FileKind::Sql => self.quarantine_wide = true,
+            FileKind::PipelinePython | FileKind::PipelineSql | FileKind::PythonModule => {
+                self.also.extend(pipeline_files(base));
+                self.quarantine_wide |= file.kind == FileKind::PipelineSql;
+            }
             _ => {}
         }
         self.also.insert(id);
     }
+}
+
+/// Every pipeline source of the project, and the modules they import.
+fn pipeline_files(base: &Project) -> impl Iterator<Item = FileId> + '_ {
+    base.files
+        .iter()
+        .filter(|f| f.kind.is_pipeline() || f.kind == FileKind::PythonModule)
+        .map(|f| f.id)
 }
 
 /// The template, preset and blueprint files `fg` is built from, before

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use dqlint_linter::{Config, Diagnostic as Finding};
-use dqlint_project::{Dialect, Edits, FileId, Overlay, Project};
+use dqlint_project::{Edits, FileId, Overlay, Project};
 use tower_lsp_server::ls_types::{Diagnostic, MessageType, Uri};
 use tower_lsp_server::Client;
 
@@ -190,14 +190,15 @@ impl Workspace {
         } else {
             match project_root_of(path) {
                 Some(root) => root,
-                // Outside any LHP project: the DQX-only root it lies in.
+                // Outside any LHP project: the root of the other dialects
+                // it lies in (DQX files, pipeline sources).
                 None => return self.dqx_root_of(path),
             }
         };
         Some(self.project(&root))
     }
 
-    /// The innermost DQX-only root (one without `lhp.yaml`, found by
+    /// The innermost root without `lhp.yaml` (DQX files, pipeline sources; found by
     /// [`Workspace::discover`]) that holds `path`.
     fn dqx_root_of(&self, path: &Path) -> Option<Arc<ProjectState>> {
         lock(&self.projects)
@@ -242,8 +243,9 @@ impl Workspace {
     }
 
     /// Finds the projects in (or around) the workspace folders. A folder
-    /// with no LHP project in or around it is a DQX-only root (at the
-    /// root `dqlint lint FOLDER` takes) when DQX files are there.
+    /// with no LHP project in or around it is a root of the other dialects
+    /// (at the root `dqlint lint FOLDER` takes) when DQX files or pipeline
+    /// sources are there.
     pub fn discover(&self, folders: &[PathBuf]) {
         for folder in folders {
             let folder = &convert::canonical(folder).unwrap_or_else(|| folder.clone());
@@ -254,12 +256,9 @@ impl Workspace {
             });
             if !found_lhp {
                 let workspace = dqlint_project::discover(folder);
-                let dqx = workspace
-                    .files
-                    .iter()
-                    .any(|(_, d)| matches!(d, Dialect::DqxChecks | Dialect::DqxRunConfig))
+                let other_dialects = !workspace.is_empty()
                     || Config::discover(&workspace.root, None).is_ok_and(|c| c.dqx.present);
-                if dqx {
+                if other_dialects {
                     if let Some(root) = convert::canonical(&workspace.root) {
                         self.project(&root);
                     }

@@ -83,6 +83,25 @@ impl PythonModule {
         errors
     }
 
+    /// The `#` comments of the module, in source order (suppression
+    /// directives live in them).
+    pub fn comments(&self) -> Vec<Range<usize>> {
+        let mut out = Vec::new();
+        let mut cursor = self.tree.walk();
+        let mut stack = vec![self.tree.root_node()];
+        while let Some(node) = stack.pop() {
+            if node.kind() == "comment" {
+                out.push(node.byte_range());
+                continue;
+            }
+            for child in node.children(&mut cursor) {
+                stack.push(child);
+            }
+        }
+        out.sort_by_key(|r| r.start);
+        out
+    }
+
     pub fn discover(&self) -> Discovery {
         let mut found = Discovery {
             notebook: self.source.starts_with("# Databricks notebook source"),

@@ -35,7 +35,8 @@ pub enum Dialect {
     DqxChecks,
     /// A DQX run configuration (`config.yml` with `run_configs`).
     DqxRunConfig,
-    /// A Python pipeline source (`import dlt`, `pyspark.pipelines`).
+    /// A Python pipeline source (`import dlt`, `pyspark.pipelines`), or a
+    /// module of DQX's Python API (`databricks.labs.dqx`).
     PipelinePython,
     /// A SQL pipeline source (`CREATE STREAMING TABLE`, `CONSTRAINT ... EXPECT`).
     PipelineSql,
@@ -104,9 +105,13 @@ fn is_pipeline_python(text: &str) -> bool {
         let line = line.trim_start();
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.as_slice() {
-            ["import", module, ..] => module
-                .split(',')
-                .any(|m| m == "dlt" || m.starts_with("dlt.")),
+            ["import", module, ..] => {
+                is_dqx_module(module)
+                    || module
+                        .split(',')
+                        .any(|m| m == "dlt" || m.starts_with("dlt."))
+            }
+            ["from", module, "import", ..] if is_dqx_module(module) => true,
             ["from", module, "import", ..] => {
                 *module == "dlt"
                     || module.starts_with("dlt.")
@@ -116,6 +121,84 @@ fn is_pipeline_python(text: &str) -> bool {
             _ => false,
         }
     })
+}
+
+/// The modules a Python source imports names from, as written (`from
+/// rules import RULES` -> `rules`, `from .common.rules import X` ->
+/// `.common.rules`, `import helpers` -> `helpers`); pipeline and DQX
+/// modules and the standard library are among them, [`module_candidates`]
+/// finds the project's own.
+pub fn imported_modules(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let modules: Vec<&str> = match words.as_slice() {
+            ["from", module, "import", ..] => vec![module],
+            ["import", ..] => line.trim_start()["import".len()..]
+                .split(',')
+                .filter_map(|m| m.split_whitespace().next())
+                .collect(),
+            _ => Vec::new(),
+        };
+        for module in modules {
+            if !out.iter().any(|m| m == module) {
+                out.push(module.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Where a module imported by the source at `importer_rel` can be, as
+/// project-relative paths in the order Python would find them for a
+/// pipeline run from the source's folder: beside the importer, then at the
+/// root (`rules` -> `<dir>/rules.py`, `<dir>/rules/__init__.py`,
+/// `rules.py`, `rules/__init__.py`); a relative import (`.rules`) only
+/// beside the importer.
+pub fn module_candidates(importer_rel: &str, module: &str) -> Vec<String> {
+    let dir = importer_rel.rsplit_once('/').map_or("", |(d, _)| d);
+    let dots = module.len() - module.trim_start_matches('.').len();
+    let path = module.trim_start_matches('.').replace('.', "/");
+    if path.is_empty() || path.contains("//") {
+        return Vec::new();
+    }
+    let mut bases: Vec<String> = Vec::new();
+    if dots > 0 {
+        let mut base = dir.to_string();
+        for _ in 1..dots {
+            base = base
+                .rsplit_once('/')
+                .map_or(String::new(), |(d, _)| d.to_string());
+        }
+        bases.push(base);
+    } else {
+        bases.push(dir.to_string());
+        bases.push(String::new());
+    }
+    let mut out = Vec::new();
+    for base in bases {
+        let prefix = if base.is_empty() {
+            String::new()
+        } else {
+            format!("{base}/")
+        };
+        for candidate in [
+            format!("{prefix}{path}.py"),
+            format!("{prefix}{path}/__init__.py"),
+        ] {
+            if !out.contains(&candidate) {
+                out.push(candidate);
+            }
+        }
+    }
+    out
+}
+
+/// `databricks.labs.dqx` or one of its modules: DQX's Python API.
+fn is_dqx_module(module: &str) -> bool {
+    module
+        .split(',')
+        .any(|m| m == "databricks.labs.dqx" || m.starts_with("databricks.labs.dqx."))
 }
 
 fn is_pipeline_sql(text: &str) -> bool {

@@ -25,6 +25,17 @@ pub enum FileKind {
     DqxChecks,
     /// A DQX run config (`config.yml` with `run_configs`).
     DqxRunConfig,
+    /// A Python pipeline source (`import dlt`, `pyspark.pipelines`) or a
+    /// module of DQX's Python API (`databricks.labs.dqx`), found by content.
+    PipelinePython,
+    /// A SQL pipeline source (`CREATE STREAMING TABLE`, `CONSTRAINT ...
+    /// EXPECT`, `AUTO CDC INTO`), found by content; its DLQ DDL, if any,
+    /// is read by the DDL catalog as a [`FileKind::Sql`] file's is.
+    PipelineSql,
+    /// A Python module a pipeline source imports names from (`from rules
+    /// import RULES`) that is no pipeline source itself: read for the
+    /// values it binds, not linted on its own.
+    PythonModule,
     /// The `dqlint.toml` whose `envs` chose the environments (TOML, not
     /// parsed here: `dqlint-linter::config` reads it); a project file so
     /// that findings about those environments (an unknown environment) can point at it.
@@ -33,7 +44,24 @@ pub enum FileKind {
 
 impl FileKind {
     pub fn is_yaml(self) -> bool {
-        !matches!(self, FileKind::Sql | FileKind::LintConfig)
+        !matches!(
+            self,
+            FileKind::Sql
+                | FileKind::LintConfig
+                | FileKind::PipelinePython
+                | FileKind::PipelineSql
+                | FileKind::PythonModule
+        )
+    }
+
+    /// A `.sql` file: LHP's DDL, or a SQL pipeline source.
+    pub fn is_sql(self) -> bool {
+        matches!(self, FileKind::Sql | FileKind::PipelineSql)
+    }
+
+    /// A pipeline source, Python or SQL.
+    pub fn is_pipeline(self) -> bool {
+        matches!(self, FileKind::PipelinePython | FileKind::PipelineSql)
     }
 }
 

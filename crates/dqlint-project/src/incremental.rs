@@ -113,6 +113,22 @@ impl Project {
             if matches!(file.kind, FileKind::ProjectConfig | FileKind::LintConfig) {
                 return Err(NoSlice::LibraryChanged(file.rel.clone()));
             }
+            // A pipeline source that stops reading as one (or an LHP `.sql`
+            // file that starts to) changes which rules read it.
+            if matches!(
+                file.kind,
+                FileKind::PipelinePython | FileKind::PipelineSql | FileKind::Sql
+            ) {
+                let now = match crate::dialect::classify(&file.rel, &edits[id]) {
+                    Some(crate::Dialect::PipelinePython) => Some(FileKind::PipelinePython),
+                    Some(crate::Dialect::PipelineSql) => Some(FileKind::PipelineSql),
+                    _ if file.kind == FileKind::Sql => Some(FileKind::Sql),
+                    _ => None,
+                };
+                if now != Some(file.kind) {
+                    return Err(NoSlice::KindChanged(file.rel.clone()));
+                }
+            }
             if matches!(file.kind, FileKind::DqxChecks | FileKind::DqxRunConfig) {
                 let text = &edits[id];
                 let yaml = all_edits.parses.get(id).map(|y| y.as_ref());

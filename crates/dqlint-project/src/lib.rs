@@ -239,9 +239,11 @@ impl Project {
             dqx_forced: &dqx_forced,
         };
         if !root.join("lhp.yaml").is_file() {
-            timings::phase_done("load: start (DQX-only root)");
+            timings::phase_done("load: start (root without an LHP project)");
             loader.add_dqx_files(&root);
             timings::phase_done("load: DQX files");
+            loader.add_pipeline_files(&root, true);
+            timings::phase_done("load: pipeline sources");
             let walk_errors = std::mem::take(&mut loader.walk_errors);
             return Ok(Project {
                 root,
@@ -371,12 +373,23 @@ impl Project {
                 .as_ref()
                 .is_none_or(|set| set.is_match(files::relative_path(&root, p)))
         });
+        let first_sql = loader.files.len();
         for path in sql_paths {
             loader.add(path, FileKind::Sql);
         }
         loader.parse_pending();
+        // A `.sql` file holding pipeline statements is a pipeline source
+        // (its DLQ DDL, if any, still feeds the DDL catalog).
+        for file in &mut loader.files[first_sql..] {
+            if file.read_error.is_none()
+                && dialect::classify(&file.rel, &file.text) == Some(dialect::Dialect::PipelineSql)
+            {
+                file.kind = FileKind::PipelineSql;
+            }
+        }
 
         loader.add_dqx_files(&root);
+        loader.add_pipeline_files(&root, false);
 
         // Last, so that flowgroup ids stay one run after lhp.yaml's.
         // A configuration given as text (tests) or gone since it was read
@@ -682,6 +695,90 @@ impl Loader<'_> {
                 Some(SourceFile { kind, ..file })
             })
             .collect()
+    }
+
+    /// Pipeline sources under the root, found by their content: Python
+    /// modules (and, with `sql`, SQL files: an LHP project's `.sql` files
+    /// are walked for its DDL catalog and classified there), read once.
+    fn add_pipeline_files(&mut self, root: &Path, sql: bool) {
+        let known: std::collections::HashSet<PathBuf> =
+            self.files.iter().map(|f| f.path.clone()).collect();
+        let walker = walkdir::WalkDir::new(root)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| {
+                e.depth() == 0
+                    || !dialect::SKIPPED.contains(&e.file_name().to_string_lossy().as_ref())
+            });
+        let candidates: Vec<PathBuf> = walker
+            .flatten()
+            .filter(|entry| {
+                let ext = entry.path().extension().and_then(|x| x.to_str());
+                entry.file_type().is_file()
+                    && (ext == Some("py") || (sql && ext == Some("sql")))
+                    && !known.contains(entry.path())
+            })
+            .map(|entry| entry.into_path())
+            .collect();
+        let overlay = self.overlay;
+        let found: Vec<SourceFile> = candidates
+            .into_par_iter()
+            .filter_map(|path| {
+                let text = files::read_text(&path, overlay).ok()?;
+                let rel = files::relative_path(root, &path);
+                let kind = match dialect::classify(&rel, &text)? {
+                    dialect::Dialect::PipelinePython => FileKind::PipelinePython,
+                    dialect::Dialect::PipelineSql => FileKind::PipelineSql,
+                    _ => return None,
+                };
+                Some(files::file_from_text(
+                    FileId(0),
+                    root,
+                    path,
+                    kind,
+                    text,
+                    None,
+                ))
+            })
+            .collect();
+        for mut file in found {
+            file.id = FileId(self.files.len() as u32);
+            self.files.push(file);
+        }
+        self.add_imported_modules(root);
+    }
+
+    /// The project's own modules the Python pipeline sources import names
+    /// from (one level, as the static evaluator follows them), read as
+    /// [`FileKind::PythonModule`] unless they are pipeline sources already.
+    fn add_imported_modules(&mut self, root: &Path) {
+        let mut known: std::collections::HashSet<String> =
+            self.files.iter().map(|f| f.rel.clone()).collect();
+        let mut wanted: Vec<String> = Vec::new();
+        for file in self
+            .files
+            .iter()
+            .filter(|f| f.kind == FileKind::PipelinePython)
+        {
+            for module in dialect::imported_modules(&file.text) {
+                let candidates = dialect::module_candidates(&file.rel, &module);
+                if candidates.iter().any(|c| known.contains(c)) {
+                    continue;
+                }
+                let found = candidates.into_iter().find(|c| {
+                    let path = root.join(c);
+                    self.overlay.contains_key(&path) || path.is_file()
+                });
+                if let Some(rel) = found {
+                    known.insert(rel.clone());
+                    wanted.push(rel);
+                }
+            }
+        }
+        for rel in wanted {
+            self.add(root.join(&rel), FileKind::PythonModule);
+        }
+        self.parse_pending();
     }
 
     fn walk_sql(&mut self, root: &Path) -> Vec<PathBuf> {

@@ -9,7 +9,7 @@ use dqlint::fix::FixMode;
 use dqlint::fix_write::{self, FixLock, WriteOutcome};
 use dqlint::{cache, fix_loop, output, rule_docs};
 use dqlint_linter::{lint_configured, Config, Selection, Severity, RULES};
-use dqlint_project::{discover, find_lint_root, Dialect, Project, RootMarker, Workspace};
+use dqlint_project::{discover, find_lint_root, Project, RootMarker, Workspace};
 
 #[derive(Parser)]
 #[command(
@@ -247,42 +247,20 @@ fn rule_command(code: Option<&str>) -> ExitCode {
     }
 }
 
-/// Whether a root without `lhp.yaml` is linted as a DQX-only root: it
-/// holds a DQX checks file or run config.
-fn is_dqx_root(workspace: &Workspace) -> bool {
-    workspace.files_of(Dialect::DqxChecks).next().is_some()
-        || workspace.files_of(Dialect::DqxRunConfig).next().is_some()
+/// Whether a root without `lhp.yaml` holds files of another dialect: a
+/// DQX checks file or run config, or a pipeline source (Python, SQL).
+fn has_dialect_files(workspace: &Workspace) -> bool {
+    !workspace.is_empty()
 }
 
 /// Why a PATH outside any LHP project is not linted (exit 2): nothing of
-/// any dialect under its root, or only dialects dqlint does not lint yet.
-fn no_lhp_project(path: &Path, workspace: &Workspace) -> String {
-    let counts: Vec<String> = [
-        (Dialect::DqxChecks, "DQX checks file"),
-        (Dialect::DqxRunConfig, "DQX run config"),
-        (Dialect::PipelinePython, "Python pipeline source"),
-        (Dialect::PipelineSql, "SQL pipeline source"),
-    ]
-    .iter()
-    .filter_map(|(dialect, what)| {
-        let n = workspace.files_of(*dialect).count();
-        (n > 0).then(|| format!("{n} {what}{}", if n == 1 { "" } else { "s" }))
-    })
-    .collect();
-    if workspace.is_empty() {
-        format!(
-            "{}: nothing to lint under {}: no lhp.yaml in it or any parent folder, no DQX checks file or pipeline source",
-            path.display(),
-            workspace.root.display()
-        )
-    } else {
-        format!(
-            "{}: not inside an LHP project (no lhp.yaml in it or any parent folder); {} found under {}, which this build of dqlint does not lint yet",
-            path.display(),
-            counts.join(", "),
-            workspace.root.display()
-        )
-    }
+/// any dialect under its root.
+fn nothing_to_lint(path: &Path, workspace: &Workspace) -> String {
+    format!(
+        "{}: nothing to lint under {}: no lhp.yaml in it or any parent folder, no DQX checks file or pipeline source",
+        path.display(),
+        workspace.root.display()
+    )
 }
 
 /// `--env` takes one environment name: the stem of a
@@ -366,15 +344,15 @@ fn lint_command(mut args: LintArgs) -> Result<ExitCode, String> {
         }
         let root = match find_lint_root(path) {
             (root, RootMarker::LhpProject) => root,
-            // No lhp.yaml: a DQX-only root when it holds DQX files, or
-            // its dqlint.toml has a [dqx] table (a broken one is reported
-            // by the lint below).
+            // No lhp.yaml: a root of the other dialects when it holds DQX
+            // files or pipeline sources, or its dqlint.toml has a [dqx]
+            // table (a broken one is reported by the lint below).
             (root, _) => {
                 let workspace = discover(&root);
                 let dqx_configured =
                     Config::discover(&root, args.config.as_deref()).map_or(true, |c| c.dqx.present);
-                if !is_dqx_root(&workspace) && !dqx_configured {
-                    return Err(no_lhp_project(path, &workspace));
+                if !has_dialect_files(&workspace) && !dqx_configured {
+                    return Err(nothing_to_lint(path, &workspace));
                 }
                 root
             }
@@ -435,7 +413,7 @@ fn lint_command(mut args: LintArgs) -> Result<ExitCode, String> {
                 // The text looked like DQX, the structure does not; or
                 // only [dqx] made it a root, and its globs match nothing.
                 return Err(format!(
-                    "nothing to lint under {}: no lhp.yaml in it or any parent folder, and no file there is a DQX checks file or run config{}",
+                    "nothing to lint under {}: no lhp.yaml in it or any parent folder, and no file there is a DQX checks file, run config or pipeline source{}",
                     root.display(),
                     if config.dqx.present { " (by its content or by [dqx] checks / configs in dqlint.toml)" } else { "" }
                 ));

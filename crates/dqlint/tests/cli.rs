@@ -239,15 +239,30 @@ fn outside_an_lhp_project_the_root_is_the_nearest_marker_and_nothing_to_lint_exi
     assert!(err.contains("nothing to lint under"), "{err}");
     assert!(err.contains("repo"), "the error names the root: {err}");
 
-    // A Python pipeline source alone is found and said to be unlinted,
-    // never passed over silently.
-    std::fs::write(repo.join("src/orders.py"), "import dlt\n").unwrap();
+    // A Python pipeline source alone makes the root a pipeline root: linted
+    // (a clean one: exit 0), never passed over.
+    std::fs::write(
+        repo.join("src/orders.py"),
+        "from pyspark import pipelines as dp\n",
+    )
+    .unwrap();
     let output = dqlint(&["lint", repo.join("src/deep").to_str().unwrap()]);
-    assert_eq!(code(&output), 2);
-    let err = String::from_utf8_lossy(&output.stderr);
-    assert!(err.contains("1 Python pipeline source found"), "{err}");
-    assert!(err.contains("does not lint yet"), "{err}");
-    assert!(output.stdout.is_empty());
+    assert_eq!(
+        code(&output),
+        0,
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // A syntax error in it is a finding.
+    std::fs::write(repo.join("src/orders.py"), "import dlt\ndef f(:\n").unwrap();
+    let output = dqlint(&["lint", repo.to_str().unwrap(), "--format", "concise"]);
+    assert_eq!(code(&output), 1);
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        out.contains("src/orders.py:2:") && out.contains("DQ001"),
+        "{out}"
+    );
+    std::fs::remove_file(repo.join("src/orders.py")).unwrap();
 
     // A DQX checks file under the root makes it a DQX-only root: linted.
     std::fs::write(

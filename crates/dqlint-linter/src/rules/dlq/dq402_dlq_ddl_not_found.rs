@@ -90,7 +90,7 @@
 //! another statement already creates in some environment (hard-coded DDL
 //! for one environment): write the missing environments' DDL yourself.
 
-use dqlint_project::{FileKind, SourceFile, TokenSyntax};
+use dqlint_project::{SourceFile, TokenSyntax};
 
 use dqlint_sql::ident::{normalize_table_name, parse_table_name};
 
@@ -170,7 +170,7 @@ fn create_ddl_fix(ctx: &Context, cat: &DdlCatalog, dlq_table: &str) -> Option<Fi
         .project
         .files
         .iter()
-        .filter(|f| f.kind == FileKind::Sql && f.read_error.is_none())
+        .filter(|f| f.kind.is_sql() && f.read_error.is_none())
         .collect();
     let creates_dlq = |f: &&SourceFile| {
         let text = f.text.to_ascii_lowercase();

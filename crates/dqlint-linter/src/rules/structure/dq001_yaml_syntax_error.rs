@@ -1,7 +1,9 @@
 //! ## What it does
 //! Reports a YAML or JSON file (or one `---` document of it) that does not
 //! parse, at the first broken spot, and a file that cannot be read at all
-//! (binary, not UTF-8, unreadable, too large).
+//! (binary, not UTF-8, unreadable, too large). In pipeline sources, each
+//! Python syntax error and each SQL pipeline statement that cannot be read
+//! is reported; the rest of the file is still checked.
 //!
 //! ## Why is this bad?
 //! LHP stops the whole run at the first YAML error (LHP-CFG-009). dqlint
@@ -65,10 +67,10 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ001");
     for file in &ctx.project.files {
         if let Some(reason) = &file.read_error {
-            let what = if file.kind == FileKind::Sql {
-                "SQL file"
-            } else {
-                "file"
+            let what = match file.kind {
+                FileKind::Sql | FileKind::PipelineSql => "SQL file",
+                FileKind::PipelinePython => "Python file",
+                _ => "file",
             };
             // At the end of the text read: the first bad byte of a file
             // that is not UTF-8, else the start.
@@ -87,6 +89,16 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 file.id,
                 error.span.clone(),
                 error.message.clone(),
+            ));
+        }
+    }
+    for source in crate::rules::pipeline::sources(ctx) {
+        for (span, message) in &source.model.syntax_errors {
+            out.push(Diagnostic::at(
+                me,
+                source.id(),
+                span.clone(),
+                message.clone(),
             ));
         }
     }
