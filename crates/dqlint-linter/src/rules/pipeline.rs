@@ -66,21 +66,7 @@ fn read_python(ctx: &Context, file: &SourceFile) -> PipelineFile {
             })
             .map(|f| f.text.to_string())
     };
-    python_model(&file.text, &imports)
-}
-
-/// The Python reader's model of a module.
-fn python_model(source: &str, _imports: &dyn Fn(&str) -> Option<String>) -> PipelineFile {
-    // Until the Python reader yields datasets: its syntax errors.
-    let module = dqlint_pipeline::PythonModule::parse(source);
-    PipelineFile {
-        syntax_errors: module
-            .syntax_errors()
-            .into_iter()
-            .map(|e| (e.span, e.message))
-            .collect(),
-        ..PipelineFile::default()
-    }
+    dqlint_pipeline::python_model::read(&file.text, &imports)
 }
 
 /// The span a finding about a constraint points at: the whole text's
