@@ -13,7 +13,10 @@ use tower_lsp_server::{Client, LanguageServer};
 
 use crate::convert::{uri_to_path, UriMap};
 use crate::documents::Document;
-use crate::handlers::{code_action, completion, definition, document_symbol, hover, references};
+use crate::handlers::{
+    code_action, completion, definition, document_link, document_symbol, folding_range, hover,
+    inlay_hint, references, workspace_symbol,
+};
 use crate::settings::Settings;
 use crate::workspace::{lock, panic_message, Snapshot, Workspace};
 
@@ -212,6 +215,13 @@ impl LanguageServer for Backend {
                     trigger_characters: Some(vec!["{".into(), ":".into()]),
                     ..CompletionOptions::default()
                 }),
+                folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+                document_link_provider: Some(DocumentLinkOptions {
+                    resolve_provider: Some(false),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                }),
+                inlay_hint_provider: Some(OneOf::Left(true)),
+                workspace_symbol_provider: Some(OneOf::Left(true)),
                 ..ServerCapabilities::default()
             },
             offset_encoding: None,
@@ -510,5 +520,71 @@ impl LanguageServer for Backend {
             })
             .await?;
         Ok((!found.is_empty()).then_some(found))
+    }
+
+    async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        let Some((path, snapshot)) = self.snapshot_for(&params.text_document.uri, false).await
+        else {
+            return Ok(None);
+        };
+        let ranges = self
+            .guarded("foldingRange", || {
+                snapshot
+                    .project
+                    .file_by_path(&path)
+                    .map(folding_range::folding_ranges)
+                    .unwrap_or_default()
+            })
+            .await?;
+        Ok((!ranges.is_empty()).then_some(ranges))
+    }
+
+    async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
+        let Some((path, snapshot)) = self.snapshot_for(&params.text_document.uri, true).await
+        else {
+            return Ok(None);
+        };
+        let links = self
+            .guarded("documentLink", || {
+                document_link::document_links(&snapshot, &path)
+            })
+            .await?;
+        Ok((!links.is_empty()).then_some(links))
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        let Some((path, snapshot)) = self.snapshot_for(&params.text_document.uri, false).await
+        else {
+            return Ok(None);
+        };
+        let hints = self
+            .guarded("inlayHint", || {
+                snapshot
+                    .project
+                    .file_by_path(&path)
+                    .map(|file| inlay_hint::inlay_hints(&snapshot.project, file, params.range))
+                    .unwrap_or_default()
+            })
+            .await?;
+        Ok((!hints.is_empty()).then_some(hints))
+    }
+
+    async fn symbol(
+        &self,
+        params: WorkspaceSymbolParams,
+    ) -> Result<Option<WorkspaceSymbolResponse>> {
+        // The last lint result of each project: a picker needs no re-lint.
+        let snapshots: Vec<_> = self
+            .workspace
+            .projects()
+            .iter()
+            .filter_map(|p| p.snapshot())
+            .collect();
+        let symbols = self
+            .guarded("workspace/symbol", || {
+                workspace_symbol::workspace_symbols(&snapshots, &params.query)
+            })
+            .await?;
+        Ok(Some(WorkspaceSymbolResponse::Nested(symbols)))
     }
 }

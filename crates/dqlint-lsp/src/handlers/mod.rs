@@ -4,11 +4,15 @@ pub mod code_action;
 pub mod completion;
 pub mod definition;
 pub mod dlq;
+pub mod document_link;
 pub mod document_symbol;
 pub mod dqx;
+pub mod folding_range;
 pub mod hover;
+pub mod inlay_hint;
 pub mod references;
 pub mod suppress;
+pub mod workspace_symbol;
 pub mod yaml_context;
 
 #[cfg(test)]
