@@ -15,7 +15,7 @@ use crate::convert::{uri_to_path, UriMap};
 use crate::documents::Document;
 use crate::handlers::{
     code_action, completion, definition, document_link, document_symbol, folding_range, hover,
-    inlay_hint, references, workspace_symbol,
+    inlay_hint, references, rename, workspace_symbol,
 };
 use crate::settings::Settings;
 use crate::workspace::{lock, panic_message, Snapshot, Workspace};
@@ -222,6 +222,10 @@ impl LanguageServer for Backend {
                 }),
                 inlay_hint_provider: Some(OneOf::Left(true)),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
+                rename_provider: Some(OneOf::Right(RenameOptions {
+                    prepare_provider: Some(true),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                })),
                 ..ServerCapabilities::default()
             },
             offset_encoding: None,
@@ -586,5 +590,50 @@ impl LanguageServer for Backend {
             })
             .await?;
         Ok(Some(WorkspaceSymbolResponse::Nested(symbols)))
+    }
+
+    async fn prepare_rename(
+        &self,
+        params: TextDocumentPositionParams,
+    ) -> Result<Option<PrepareRenameResponse>> {
+        let Some((path, snapshot)) = self.snapshot_for(&params.text_document.uri, true).await
+        else {
+            return Ok(None);
+        };
+        let found = self
+            .guarded("prepareRename", || {
+                rename::find(&snapshot, &path, params.position).map(|found| {
+                    let file = snapshot.project.file(found.here.0);
+                    PrepareRenameResponse::RangeWithPlaceholder {
+                        range: crate::convert::range(file, &found.here.1),
+                        placeholder: found.name.clone(),
+                    }
+                })
+            })
+            .await?;
+        found.map(Some).map_err(refused)
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let at = params.text_document_position;
+        let Some((path, snapshot)) = self.snapshot_for(&at.text_document.uri, true).await else {
+            return Ok(None);
+        };
+        let edit = self
+            .guarded("rename", || {
+                rename::find(&snapshot, &path, at.position)
+                    .and_then(|found| rename::edits(&snapshot, &found, &params.new_name))
+            })
+            .await?;
+        edit.map(Some).map_err(refused)
+    }
+}
+
+/// A rename the server will not do: the client shows the reason.
+fn refused(reason: String) -> Error {
+    Error {
+        code: ErrorCode::InvalidRequest,
+        message: reason.into(),
+        data: None,
     }
 }

@@ -11,6 +11,7 @@ pub mod folding_range;
 pub mod hover;
 pub mod inlay_hint;
 pub mod references;
+pub mod rename;
 pub mod suppress;
 pub mod workspace_symbol;
 pub mod yaml_context;
