@@ -243,6 +243,31 @@ local ok, err = pcall(function()
     error("no safe quick fix offered in " .. probe .. "; offered: [" .. table.concat(titles, " | ") .. "]")
   end
 
+  -- Outside any LHP project: a pipeline source and a DQX checks file find
+  -- their repository as root, other Python and YAML none.
+  local repo = vim.fn.tempname()
+  vim.fn.mkdir(repo .. "/.git", "p")
+  vim.fn.mkdir(repo .. "/src", "p")
+  local samples = {
+    ["src/pipeline.py"] = { "from pyspark import pipelines as dp", "", "@dp.table", "def t():", "    return 1" },
+    ["src/legacy.py"] = { "import dlt" },
+    ["src/tool.py"] = { "import os", "# import dlt" },
+    ["checks.yml"] = { "- criticality: error", "  check:", "    function: is_not_null", "    arguments:", "      column: id" },
+    ["ci.yml"] = { "jobs:", "  build: {}" },
+  }
+  local roots = {}
+  for rel, lines in pairs(samples) do
+    vim.fn.writefile(lines, repo .. "/" .. rel)
+    vim.cmd("edit " .. vim.fn.fnameescape(repo .. "/" .. rel))
+    roots[rel] = require("dqlint").root_of(vim.api.nvim_get_current_buf()) or "none"
+  end
+  local want = { ["src/pipeline.py"] = repo, ["src/legacy.py"] = repo, ["checks.yml"] = repo, ["src/tool.py"] = "none", ["ci.yml"] = "none" }
+  for rel, root in pairs(want) do
+    if roots[rel] ~= root then
+      error("root of " .. rel .. ": " .. roots[rel] .. ", expected " .. root)
+    end
+  end
+
   local counts = {}
   for _, rel in ipairs(files) do
     table.insert(counts, rel .. " " .. #(after[rel] or {}))
@@ -250,7 +275,7 @@ local ok, err = pcall(function()
   local api = vim.lsp.start == nil and "vim.lsp.start_client"
     or ((vim.lsp.config ~= nil and os.getenv("E2E_LEGACY") ~= "1") and "vim.lsp.config" or "vim.lsp.start")
   io.stdout:write(string.format(
-    "e2e ok: Neovim %s (%s): diagnostics match `dqlint lint` before and after an edit (%s); K shows the rule doc, omnifunc completes, a quick fix applies (%s)\n",
+    "e2e ok: Neovim %s (%s): diagnostics match `dqlint lint` before and after an edit (%s); K shows the rule doc, omnifunc completes, a quick fix applies (%s); pipeline sources and DQX checks files outside a project find their repository\n",
     string.format("%d.%d.%d", vim.version().major, vim.version().minor, vim.version().patch), api, table.concat(counts, ", "), applied
   ))
 end)

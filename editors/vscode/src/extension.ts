@@ -9,6 +9,7 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 
+import { claims, MARKERS } from "./activation";
 import { resolveServerPath } from "./serverPath";
 import { serverSettings, ServerSettings } from "./settings";
 
@@ -123,7 +124,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
   );
-  await start(context);
+  // A project marker in the workspace: start now. Else (activated by a
+  // Python or YAML document) wait for a document a dialect claims.
+  const marked = await vscode.workspace.findFiles(MARKERS, "**/node_modules/**", 1);
+  const claimed = (doc: vscode.TextDocument) =>
+    doc.uri.scheme === "file" && claims(doc.languageId, doc.fileName, doc.getText());
+  if (marked.length > 0 || vscode.workspace.textDocuments.some(claimed)) {
+    await start(context);
+    return;
+  }
+  output.info("No LHP, DQX or pipeline file yet: the server starts with the first one opened");
+  const waiting = vscode.workspace.onDidOpenTextDocument(async (doc) => {
+    if (client === undefined && claimed(doc)) {
+      waiting.dispose();
+      await start(context);
+    }
+  });
+  context.subscriptions.push(waiting);
 }
 
 export async function deactivate(): Promise<void> {

@@ -4,14 +4,16 @@
 --   0.8-0.10  starts it with vim.lsp.start from a FileType autocommand;
 --   0.7       starts one client per project with vim.lsp.start_client and
 --             attaches buffers with vim.lsp.buf_attach_client.
--- Either way the server runs only for buffers inside a folder holding lhp.yaml.
+-- Either way the server runs only for buffers of a project: below a folder
+-- holding lhp.yaml (else dqlint.toml, databricks.yml or .dqx/config.yml),
+-- or a pipeline source / DQX checks file in a repository without them.
 
 local M = {}
 
 M.defaults = {
   -- The command that starts the server.
   cmd = { "dqlint", "server" },
-  filetypes = { "yaml", "json", "sql" },
+  filetypes = { "yaml", "json", "sql", "python" },
   -- Sent as initializationOptions (and on changes as settings).
   envs = {},
   select = {},
@@ -24,17 +26,13 @@ M.defaults = {
 
 local uv = vim.uv or vim.loop
 
---- The folder holding lhp.yaml above the buffer's file (vim.fs is 0.8+).
-local function root_of(bufnr)
-  local name = vim.api.nvim_buf_get_name(bufnr)
-  if name == "" then
-    return nil
-  end
-  local dir = vim.fn.fnamemodify(name, ":p:h")
+--- The nearest folder above `dir` holding one of `names` (vim.fs is 0.8+).
+local function upward(dir, names)
   while true do
-    local stat = uv.fs_stat(dir .. "/lhp.yaml")
-    if stat and stat.type == "file" then
-      return dir
+    for _, name in ipairs(names) do
+      if uv.fs_stat(dir .. "/" .. name) then
+        return dir
+      end
     end
     local parent = vim.fn.fnamemodify(dir, ":h")
     if parent == dir then
@@ -43,6 +41,61 @@ local function root_of(bufnr)
     dir = parent
   end
 end
+
+-- The imports a DLT / Lakeflow pipeline source or DQX code starts with.
+local PIPELINE_IMPORTS = {
+  "^%s*import%s+dlt%f[^%w_]",
+  "^%s*from%s+dlt%s+import%f[^%w_]",
+  "^%s*from%s+pyspark%s+import.*%f[%w_]pipelines%f[^%w_]",
+  "^%s*import%s+pyspark%.pipelines%f[^%w_]",
+  "^%s*from%s+pyspark%.pipelines%f[^%w_]",
+  "^%s*import%s+databricks%.labs%.dqx%f[^%w_]",
+  "^%s*from%s+databricks%.labs%.dqx%f[^%w_]",
+}
+
+--- Whether the buffer is a pipeline source or a DQX checks file (its
+--- first 500 lines say so).
+function M.claims(bufnr)
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, 500, false)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name:match("%.py$") or vim.bo[bufnr].filetype == "python" then
+    for _, line in ipairs(lines) do
+      for _, pattern in ipairs(PIPELINE_IMPORTS) do
+        if line:match(pattern) then
+          return true
+        end
+      end
+    end
+    return false
+  end
+  local check, fn = false, false
+  for _, line in ipairs(lines) do
+    check = check or line:match("^%s*%-?%s*check:%s*$") ~= nil or line:match('"check"%s*:%s*{') ~= nil
+    fn = fn or line:match("^%s+function:%s*%S") ~= nil or line:match('"function"%s*:') ~= nil
+  end
+  return check and fn
+end
+
+--- The project root of the buffer's file: the folder holding lhp.yaml,
+--- else dqlint.toml, databricks.yml or .dqx/config.yml; for a pipeline
+--- source or DQX checks file outside them, its repository (or folder).
+function M.root_of(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == "" then
+    return nil
+  end
+  local dir = vim.fn.fnamemodify(name, ":p:h")
+  local root = upward(dir, { "lhp.yaml" }) or upward(dir, { "dqlint.toml", "databricks.yml", ".dqx/config.yml" })
+  if root then
+    return root
+  end
+  if M.claims(bufnr) then
+    return upward(dir, { ".git" }) or dir
+  end
+  return nil
+end
+
+local root_of = M.root_of
 
 -- Neovim 0.7 has no vim.lsp.start: one client per project root, started
 -- on the first buffer and attached to the next ones.
