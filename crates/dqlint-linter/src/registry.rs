@@ -359,6 +359,12 @@ registry! {
     "DQ858" "dqx-stream-without-checkpoint" Warning File dqx/dq858_dqx_stream_without_checkpoint;
     "DQ859" "dqx-output-is-quarantine" Error File dqx/dq859_dqx_output_is_quarantine;
     "DQ860" "dqx-checks-and-location" Warning File dqx/dq860_dqx_checks_and_location;
+    "DQ920" "dlt-quarantine-not-negation" Error Pipelines pipeline/dq920_dlt_quarantine_not_negation;
+    "DQ921" "dlt-quarantine-null-gap" Warning Pipelines pipeline/dq921_dlt_quarantine_null_gap;
+    "DQ922" "dlt-quarantine-warn-rule" Warning Pipelines pipeline/dq922_dlt_quarantine_warn_rule;
+    "DQ923" "dlt-quarantine-fail-rule" Info Pipelines pipeline/dq923_dlt_quarantine_fail_rule;
+    "DQ924" "dlt-quarantine-separate-reads" Info Pipelines pipeline/dq924_dlt_quarantine_separate_reads;
+    "DQ925" "dlt-reinject-schema-mismatch" Warning Pipelines pipeline/dq925_dlt_reinject_schema_mismatch;
 }
 
 /// A rule by code (`DQ107`) or name (`expectations-file-not-found`).

@@ -79,7 +79,8 @@ pub fn patterns<'a>(
             .collect();
         let by_rules: Vec<_> = candidates
             .iter()
-            .filter(|(clean, _, _)| uses_rule_texts(q, clean.1))
+            // Source bytes are comparable within one file only.
+            .filter(|(clean, _, _)| clean.0 == quarantine.0 && uses_rule_texts(q, clean.1))
             .copied()
             .collect();
         let chosen = match (by_rules.len(), candidates.len(), named) {
@@ -97,7 +98,27 @@ pub fn patterns<'a>(
             coverage: coverage(clean.1, q),
         });
     }
+    // Two datasets each the other's quarantine (both drop rows, each
+    // built from the other's rule texts): the one named like a quarantine
+    // is it; with no such name, neither is claimed.
+    let mutual = |p: &QuarantinePattern| {
+        found.iter().any(|o| {
+            std::ptr::eq(o.clean.1, p.quarantine.1) && std::ptr::eq(o.quarantine.1, p.clean.1)
+        })
+    };
+    let keep: Vec<bool> = found
+        .iter()
+        .map(|p| {
+            !mutual(p)
+                || (is_quarantine_name(&p.quarantine.1.name.name)
+                    && !is_quarantine_name(&p.clean.1.name.name))
+        })
+        .collect();
     found
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(p, keep)| keep.then_some(p))
+        .collect()
 }
 
 fn has_drop_rule(d: &Dataset) -> bool {

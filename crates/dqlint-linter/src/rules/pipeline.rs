@@ -4,10 +4,18 @@
 
 use std::ops::Range;
 
-use dqlint_pipeline::model::{Constraint, PipelineFile};
+use dqlint_pipeline::model::{Constraint, Dataset, Language, PipelineExpectation, PipelineFile};
+use dqlint_pipeline::quarantine::QuarantinePattern;
 use dqlint_project::{FileId, FileKind, SourceFile};
 
 use crate::engine::Context;
+
+pub mod dq920_dlt_quarantine_not_negation;
+pub mod dq921_dlt_quarantine_null_gap;
+pub mod dq922_dlt_quarantine_warn_rule;
+pub mod dq923_dlt_quarantine_fail_rule;
+pub mod dq924_dlt_quarantine_separate_reads;
+pub mod dq925_dlt_reinject_schema_mismatch;
 
 /// One pipeline source with what it declares.
 pub struct PipelineSource<'a> {
@@ -18,6 +26,13 @@ pub struct PipelineSource<'a> {
 impl PipelineSource<'_> {
     pub fn id(&self) -> FileId {
         self.file.id
+    }
+
+    pub fn language(&self) -> Language {
+        match self.file.kind {
+            FileKind::PipelineSql => Language::Sql,
+            _ => Language::Python,
+        }
     }
 }
 
@@ -76,4 +91,96 @@ pub fn constraint_span(constraint: &Constraint) -> Option<Range<usize>> {
         Constraint::Known(evaluated) => evaluated.source_span(0..evaluated.text.len()),
         Constraint::Unknown { span, .. } => Some(span.clone()),
     }
+}
+
+/// Every clean/quarantine pair of the pipeline sources
+/// (`dqlint_pipeline::quarantine`), the quarantine recognised by `[dlt]
+/// quarantine_names` or by its use of the clean dataset's rule texts. The
+/// file index of each side is an index into [`sources`].
+pub fn quarantine_patterns<'c>(ctx: &'c Context) -> Vec<QuarantinePattern<'c>> {
+    let datasets: Vec<(usize, &Dataset)> = sources(ctx)
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| s.model.datasets.iter().map(move |d| (i, d)))
+        .collect();
+    dqlint_pipeline::quarantine::patterns(&datasets, |name| ctx.dlt.is_quarantine_name(name))
+}
+
+/// The file of a source index of [`quarantine_patterns`].
+pub fn file_at(ctx: &Context, index: usize) -> FileId {
+    sources(ctx)[index].id()
+}
+
+/// Where a quarantine dataset's row predicate is written: its (first) row
+/// filter, else its name.
+pub fn quarantine_site(pattern: &QuarantinePattern) -> Range<usize> {
+    let q = pattern.quarantine.1;
+    q.row_filters
+        .first()
+        .map(|f| f.span.clone())
+        .unwrap_or_else(|| q.name.span.clone())
+}
+
+/// Where an expectation is declared: its constraint text, else the
+/// decorator or `CONSTRAINT` clause.
+pub fn expectation_site(e: &PipelineExpectation) -> Range<usize> {
+    constraint_span(&e.constraint).unwrap_or_else(|| e.origin.clone())
+}
+
+/// An expectation as the messages name it: `` `valid_price` `` or its text.
+pub fn expectation_label(e: &PipelineExpectation) -> String {
+    match (&e.name, &e.constraint) {
+        (Some(name), _) => format!("`{}`", name.name),
+        (None, Constraint::Known(text)) => format!("`{}`", text.text),
+        (None, Constraint::Unknown { .. }) => "an expectation".to_string(),
+    }
+}
+
+/// A Python string literal holding `text` (double quotes, escaped).
+pub fn python_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A dataset name as the pipeline resolves it: backticks and a `LIVE.`
+/// prefix gone, lower case.
+pub fn dataset_key(name: &str) -> String {
+    let name = name.trim().replace('`', "").to_ascii_lowercase();
+    name.strip_prefix("live.")
+        .map(str::to_string)
+        .unwrap_or(name)
+}
+
+/// Whether two written names name one dataset: equal keys, or one
+/// unqualified and equal to the other's last part.
+pub fn same_dataset(a: &str, b: &str) -> bool {
+    let (a, b) = (dataset_key(a), dataset_key(b));
+    if a == b {
+        return true;
+    }
+    let last = |s: &str| s.rsplit('.').next().unwrap_or("").to_string();
+    (!a.contains('.') && a == last(&b)) || (!b.contains('.') && b == last(&a))
+}
+
+/// The dataset of the pipeline sources named `name`, with its file.
+pub fn dataset_named<'c>(ctx: &'c Context, name: &str) -> Option<(FileId, &'c Dataset)> {
+    sources(ctx).iter().find_map(|s| {
+        s.model
+            .datasets
+            .iter()
+            .find(|d| same_dataset(&d.name.name, name))
+            .map(|d| (s.id(), d))
+    })
 }

@@ -1,0 +1,114 @@
+//! Quarantine patterns in pipeline sources (DQ920-DQ925): the forms the
+//! contract names as silent stay silent, the mistakes are found at the
+//! right characters, across files and in both languages.
+
+use dqlint_linter::{lint, Selection};
+use dqlint_project::{LoadOptions, Project};
+
+/// `(code, the text at the primary span)` per finding of the DQ92x rules
+/// (and DQ3xx), for sources written under a fresh `.git` root.
+fn lint_sources(files: &[(&str, &str)]) -> Vec<(String, String)> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    for (rel, text) in files {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let project = Project::load(dir.path(), &LoadOptions::default()).unwrap();
+    lint(&project, &Selection::default())
+        .iter()
+        .filter(|d| d.rule.code.starts_with("DQ92") || d.rule.code.starts_with("DQ3"))
+        .map(|d| {
+            let file = project.file(d.primary.file);
+            (
+                d.rule.code.to_string(),
+                file.text[d.primary.span.clone()].to_string(),
+            )
+        })
+        .collect()
+}
+
+const HEAD: &str = "from pyspark import pipelines as dp\n\nRULES = {\n    \"valid_price\": \"price IS NOT NULL AND price > 0\",\n    \"valid_id\": \"order_id IS NOT NULL\",\n}\n\n@dp.temporary_view()\ndef raw_sales():\n    return spark.readStream.table(\"raw_ingestion\")\n\n@dp.table()\n@dp.expect_all_or_drop(RULES)\ndef sales_clean():\n    return spark.readStream.table(\"raw_sales\")\n\n";
+
+fn with_quarantine(body: &str) -> String {
+    format!("{HEAD}@dp.table()\ndef sales_quarantine():\n    return spark.readStream.table(\"raw_sales\"){body}\n")
+}
+
+#[test]
+fn the_exact_negation_in_its_usual_spellings_is_silent() {
+    for body in [
+        ".filter(\"NOT ({0})\".format(\" AND \".join(RULES.values())))",
+        ".filter(\"NOT (price IS NOT NULL AND price > 0 AND order_id IS NOT NULL)\")",
+        ".filter(\"NOT (order_id IS NOT NULL) OR NOT (price IS NOT NULL AND price > 0)\")",
+        ".filter(\"order_id IS NULL OR price IS NULL OR price <= 0\")",
+        ".where(\"NOT (\" + \" AND \".join(RULES.values()) + \")\")",
+    ] {
+        let found = lint_sources(&[("pipelines/sales.py", &with_quarantine(body))]);
+        assert!(found.is_empty(), "{body}: {found:?}");
+    }
+}
+
+#[test]
+fn one_rule_of_two_is_reported_at_the_filter_with_the_uncovered_rule() {
+    let found = lint_sources(&[(
+        "pipelines/sales.py",
+        &with_quarantine(".filter(f\"NOT ({RULES['valid_price']})\")"),
+    )]);
+    assert_eq!(
+        found,
+        [(
+            "DQ920".to_string(),
+            "f\"NOT ({RULES['valid_price']})\"".to_string()
+        )]
+    );
+}
+
+#[test]
+fn per_rule_negations_keep_only_rows_failing_every_rule() {
+    let source = format!(
+        "{HEAD}@dp.table()\n@dp.expect_all_or_drop({{k: f\"NOT ({{v}})\" for k, v in RULES.items()}})\ndef sales_quarantine():\n    return spark.readStream.table(\"raw_sales\")\n"
+    );
+    let found = lint_sources(&[("pipelines/sales.py", &source)]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "DQ920");
+}
+
+#[test]
+fn a_pair_across_files_is_found_by_the_quarantine_name() {
+    let clean = "from pyspark import pipelines as dp\n\n@dp.table()\n@dp.expect_or_drop(\"valid_price\", \"price IS NOT NULL AND price > 0\")\ndef sales_clean():\n    return spark.readStream.table(\"raw_sales\")\n";
+    let quarantine = "from pyspark import pipelines as dp\n\n@dp.table()\ndef sales_quarantine():\n    return spark.readStream.table(\"raw_sales\").filter(\"price <= 0\")\n";
+    let found = lint_sources(&[("a/clean.py", clean), ("b/quarantine.py", quarantine)]);
+    assert_eq!(
+        found,
+        [
+            ("DQ924".to_string(), "raw_sales".to_string()),
+            ("DQ920".to_string(), "\"price <= 0\"".to_string()),
+        ]
+    );
+}
+
+#[test]
+fn sql_pairs_are_checked_like_python_ones() {
+    let sql = "CREATE TEMPORARY VIEW raw_sales AS SELECT * FROM STREAM(raw_ingestion);\n\
+               CREATE OR REFRESH STREAMING TABLE sales_clean (\n  CONSTRAINT valid_price EXPECT (price > 0) ON VIOLATION DROP ROW,\n  CONSTRAINT valid_id EXPECT (order_id IS NOT NULL) ON VIOLATION DROP ROW\n) AS SELECT * FROM STREAM(raw_sales);\n\
+               CREATE OR REFRESH STREAMING TABLE sales_quarantine AS SELECT * FROM STREAM(raw_sales) WHERE NOT (price > 0);\n";
+    let found = lint_sources(&[("pipelines/sales.sql", sql)]);
+    assert_eq!(
+        found,
+        [
+            ("DQ921".to_string(), "price > 0".to_string()),
+            ("DQ920".to_string(), "NOT (price > 0)".to_string()),
+        ]
+    );
+}
+
+#[test]
+fn no_pattern_is_claimed_without_a_shared_upstream_or_a_marker() {
+    // A filtered table of another source, and an unmarked filtered copy.
+    let source = format!(
+        "{HEAD}@dp.table()\ndef sales_eu():\n    return spark.readStream.table(\"raw_sales\").filter(\"region = 'EU'\")\n\n@dp.table()\ndef refunds_quarantine():\n    return spark.readStream.table(\"raw_refunds\").filter(\"amount < 0\")\n"
+    );
+    let found = lint_sources(&[("pipelines/sales.py", &source)]);
+    assert!(found.is_empty(), "{found:?}");
+}
