@@ -388,6 +388,16 @@ pub fn read(root: &Typed) -> RunConfigFile {
     reader.out
 }
 
+/// One run config as it survives, from a mapping with `RunConfig`'s keys
+/// that is not read from a file (a `RunConfig(...)` in Python, or the
+/// arguments of an apply-and-save call): nothing is defaulted.
+pub fn run_of(item: &Typed) -> Run {
+    Reader {
+        out: RunConfigFile::default(),
+    }
+    .run(item)
+}
+
 impl Reader {
     /// `_unmarshal` of `value` (absent: `None`) as `ty`; `Ok(false)`: the
     /// result is `None`. `at` is where a missing value is reported.

@@ -86,6 +86,12 @@ impl ParamType {
     /// Strict pydantic validation of one value (no carve-out).
     pub fn strict_accepts(&self, value: &Typed) -> bool {
         match (self, &value.kind) {
+            // Not known statically: never reported.
+            (_, Kind::Object { class: None, .. }) => true,
+            (ParamType::Column, Kind::Object { class: Some(c), .. }) => c == "Column",
+            (ParamType::Class(name), Kind::Object { class: Some(c), .. }) => {
+                name.ends_with(c.as_str())
+            }
             (ParamType::Union(members), _) => members.iter().any(|m| m.strict_accepts(value)),
             (ParamType::Any, _) => true,
             (ParamType::Int, Kind::Int(_)) => true,

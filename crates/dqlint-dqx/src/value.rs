@@ -51,6 +51,14 @@ pub enum Kind {
     Decimal(String),
     List(Vec<Typed>),
     Map(Vec<Entry>),
+    /// A Python value no checks file can hold, from a `.py` source: an
+    /// object of a known class (`F.col("a")`: `Column`), or one the static
+    /// reader cannot know (a variable bound at run time, a call), which
+    /// every type accepts: it is never guessed. `source` is its text.
+    Object {
+        class: Option<String>,
+        source: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -88,6 +96,7 @@ impl Typed {
             Kind::Decimal(_) => "Decimal",
             Kind::List(_) => "list",
             Kind::Map(_) => "dict",
+            Kind::Object { .. } => "object",
         }
     }
 
@@ -104,7 +113,14 @@ impl Typed {
             Kind::Decimal(_) => "a Decimal",
             Kind::List(_) => "a list",
             Kind::Map(_) => "a mapping",
+            Kind::Object { class: Some(_), .. } => "a Spark Column",
+            Kind::Object { class: None, .. } => "a value known only at run time",
         }
+    }
+
+    /// A Python value the static reader could not know.
+    pub fn is_unknown(&self) -> bool {
+        matches!(self.kind, Kind::Object { class: None, .. })
     }
 
     pub fn as_str(&self) -> Option<&str> {
@@ -158,6 +174,7 @@ impl Typed {
             Kind::Decimal(d) => format!("Decimal({d:?})"),
             Kind::List(_) => "a list".into(),
             Kind::Map(_) => "a mapping".into(),
+            Kind::Object { source, .. } => source.clone(),
         }
     }
 }

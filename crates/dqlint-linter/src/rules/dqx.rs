@@ -256,6 +256,7 @@ pub fn canonical(value: &Typed) -> String {
             pairs.sort();
             format!("{{{}}}", pairs.join(", "))
         }
+        Kind::Object { source, .. } => format!("<{source}>"),
     }
 }
 
