@@ -213,8 +213,15 @@ fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
                         ),
                         ExprFact::TrailingKeywordAlias => f.message,
                     };
-                    let span =
-                        map_to_source(ctx.project, file.id(), &node.span, text, f.range.clone());
+                    let span = match &file.python {
+                        // A Python string: through the evaluator's source map.
+                        Some(api) => api
+                            .string_source(&node.span, f.range.clone())
+                            .unwrap_or(node.span.clone()),
+                        None => {
+                            map_to_source(ctx.project, file.id(), &node.span, text, f.range.clone())
+                        }
+                    };
                     out.push(ExpressionFinding {
                         kind: f.kind,
                         message,

@@ -42,20 +42,46 @@ pub mod dq858_dqx_stream_without_checkpoint;
 pub mod dq859_dqx_output_is_quarantine;
 pub mod dq860_dqx_checks_and_location;
 
-use dqlint_dqx::{Catalogue, Format, Function, Loaded, Typed};
+use dqlint_dqx::{Catalogue, Format, Function, Kind, Loaded, Typed};
+use dqlint_pipeline::dqx_api::{ApiCheck, ApiRun, DqxApi, RunSource};
+use dqlint_pipeline::PythonModule;
 use dqlint_project::{FileId, FileKind, SourceFile};
 
 use crate::engine::Context;
 
-/// A checks file with DQX's reading of it.
+/// A checks file with DQX's reading of it, or a Python source whose
+/// `DQRowRule(...)`s are read as the checks DQX's metadata would hold.
 pub struct ChecksFile<'a> {
     pub file: &'a SourceFile,
     pub loaded: Loaded,
+    /// DQX's Python API in a `.py` source (`None`: a checks file); its
+    /// `checks` are [`ChecksFile::items`], in order.
+    pub python: Option<DqxApi>,
 }
 
 impl ChecksFile<'_> {
     pub fn id(&self) -> FileId {
         self.file.id
+    }
+
+    /// The checks are rule constructors of a Python source: no YAML
+    /// structure to check, no YAML fix to offer.
+    pub fn is_python(&self) -> bool {
+        self.python.is_some()
+    }
+
+    /// The Python constructor behind item `index`.
+    pub fn api_check(&self, index: usize) -> Option<&ApiCheck> {
+        self.python.as_ref()?.checks.get(index)
+    }
+
+    /// The Python constructor behind `item` (by its span).
+    pub fn api_check_of(&self, item: &Typed) -> Option<&ApiCheck> {
+        self.python
+            .as_ref()?
+            .checks
+            .iter()
+            .find(|c| c.item.span == item.span)
     }
 
     /// The items of the top-level list (none when it is not a list).
@@ -85,20 +111,87 @@ fn load_checks_files<'a>(ctx: &Context<'a>) -> Vec<ChecksFile<'a>> {
                 return None;
             }
             let loaded = dqlint_dqx::load(&file.text, yaml, Format::for_path(&file.rel));
-            Some(ChecksFile { file, loaded })
+            Some(ChecksFile {
+                file,
+                loaded,
+                python: None,
+            })
         })
+        .chain(python_sources(ctx).filter_map(|(file, api)| {
+            if api.checks.is_empty() {
+                return None;
+            }
+            let items = api.checks.iter().map(|c| c.item.clone()).collect();
+            let loaded = Loaded {
+                root: Some(Typed::new(0..0, Kind::List(items))),
+                errors: Vec::new(),
+            };
+            Some(ChecksFile {
+                file,
+                loaded,
+                python: Some(api),
+            })
+        }))
         .collect()
 }
 
-/// A run config file with DQX's reading of it.
+/// The project's Python sources that import `databricks.labs.dqx`, with
+/// what they build with its API (against the project's catalogue).
+fn python_sources<'c, 'a>(
+    ctx: &'c Context<'a>,
+) -> impl Iterator<Item = (&'a SourceFile, DqxApi)> + 'c {
+    ctx.project
+        .files
+        .iter()
+        .filter(|f| f.rel.ends_with(".py") && f.read_error.is_none())
+        .filter(|f| f.text.contains("databricks.labs.dqx"))
+        .filter_map(|file| {
+            let module = PythonModule::parse(&*file.text);
+            if !module.discover().dqx {
+                return None;
+            }
+            Some((
+                file,
+                dqlint_pipeline::dqx_api::read(&module, ctx.dqx_catalogue()),
+            ))
+        })
+}
+
+/// A run config file with DQX's reading of it, or a Python source whose
+/// `RunConfig(...)`s and apply-and-save calls are read as run configs.
 pub struct RunConfigSource<'a> {
     pub file: &'a SourceFile,
     pub config: dqlint_dqx::run_config::RunConfigFile,
+    /// The Python API's runs, aligned with `config.runs` (`None`: a
+    /// `config.yml`).
+    pub python: Option<Vec<ApiRun>>,
+    /// The Python source writes a quarantine somewhere.
+    pub python_quarantine: bool,
+    /// Its `_errors` prefilters.
+    pub errors_filters: Vec<std::ops::Range<usize>>,
 }
 
 impl RunConfigSource<'_> {
     pub fn id(&self) -> FileId {
         self.file.id
+    }
+
+    /// How messages name run `index`: "run config `orders`", "`RunConfig`
+    /// `orders`", "the `apply_checks_and_save_in_table` call".
+    pub fn label(&self, index: usize) -> String {
+        let run = &self.config.runs[index];
+        match self.python.as_ref().and_then(|p| p.get(index)) {
+            None => format!("run config `{}`", run.name),
+            Some(api) => match &api.source {
+                RunSource::RunConfig => format!("`RunConfig` `{}`", run.name),
+                RunSource::Call { method, .. } => format!("the `{method}` call"),
+            },
+        }
+    }
+
+    /// The Python API's view of run `index`.
+    pub fn api_run(&self, index: usize) -> Option<&ApiRun> {
+        self.python.as_ref()?.get(index)
     }
 }
 
@@ -124,9 +217,61 @@ fn load_run_config_files<'a>(ctx: &Context<'a>) -> Vec<RunConfigSource<'a>> {
                 return None;
             }
             let config = dqlint_dqx::run_config::read(loaded.root.as_ref()?);
-            Some(RunConfigSource { file, config })
+            Some(RunConfigSource {
+                file,
+                config,
+                python: None,
+                python_quarantine: false,
+                errors_filters: Vec::new(),
+            })
         })
+        .chain(python_sources(ctx).filter_map(|(file, api)| {
+            if api.runs.is_empty() && api.errors_filters.is_empty() {
+                return None;
+            }
+            let python_quarantine = api.has_quarantine();
+            let config = dqlint_dqx::run_config::RunConfigFile {
+                runs: api.runs.iter().map(|r| r.run.clone()).collect(),
+                ..Default::default()
+            };
+            Some(RunConfigSource {
+                file,
+                config,
+                python: Some(api.runs),
+                python_quarantine,
+                errors_filters: api.errors_filters,
+            })
+        }))
         .collect()
+}
+
+/// The file range of bytes `range` of the string value `node` (decoded
+/// `text`): through the YAML scalar's quoting, or a Python string's
+/// source map.
+pub fn string_span(
+    ctx: &Context,
+    file: &ChecksFile,
+    node: &Typed,
+    text: &str,
+    range: std::ops::Range<usize>,
+) -> std::ops::Range<usize> {
+    match &file.python {
+        Some(api) => api
+            .string_source(&node.span, range)
+            .unwrap_or(node.span.clone()),
+        None => crate::expressions::map_to_source(ctx.project, file.id(), &node.span, text, range),
+    }
+}
+
+/// A finding on a Python source keeps no fix: the fixes write YAML.
+pub fn yaml_only_fix(
+    file: &ChecksFile,
+    mut d: crate::diagnostic::Diagnostic,
+) -> crate::diagnostic::Diagnostic {
+    if file.is_python() {
+        d.fix = None;
+    }
+    d
 }
 
 /// The default catalogue (DQX 0.17.0); rules use [`catalogue_of`].

@@ -50,7 +50,7 @@ use crate::rules::dqx::checks_files;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ801");
-    for file in checks_files(ctx) {
+    for file in checks_files(ctx).iter().filter(|f| !f.is_python()) {
         let Some(root) = file.loaded.root.as_ref() else {
             continue;
         };

@@ -38,7 +38,7 @@ use crate::rules::dqx::checks_files;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ802");
-    for file in checks_files(ctx) {
+    for file in checks_files(ctx).iter().filter(|f| !f.is_python()) {
         for item in file.items() {
             if item.as_map().is_none() {
                 out.push(Diagnostic::at(

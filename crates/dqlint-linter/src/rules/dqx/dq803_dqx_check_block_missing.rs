@@ -36,7 +36,7 @@ use crate::rules::dqx::checks_files;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ803");
-    for file in checks_files(ctx) {
+    for file in checks_files(ctx).iter().filter(|f| !f.is_python()) {
         for item in file.items() {
             let Some(entries) = item.as_map() else {
                 continue;

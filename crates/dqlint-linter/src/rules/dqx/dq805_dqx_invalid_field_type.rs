@@ -52,8 +52,12 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     continue;
                 };
                 // `str | None` fields take null; `criticality: str` does not.
-                let ok =
-                    matches!(value.kind, Kind::Str(_)) || (value.is_none() && key != "criticality");
+                // In Python: a value known only at run time is not
+                // judged, and `message_expr` takes a Column too.
+                let ok = matches!(value.kind, Kind::Str(_))
+                    || (value.is_none() && key != "criticality")
+                    || value.is_unknown()
+                    || (key == "message_expr" && matches!(value.kind, Kind::Object { .. }));
                 if !ok {
                     out.push(Diagnostic::at(
                         me,
@@ -68,6 +72,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             }
             if let Some(meta) = item.get("user_metadata") {
                 let ok = meta.is_none()
+                    || meta.is_unknown()
                     || meta
                         .as_map()
                         .is_some_and(|m| m.iter().all(|e| e.key.as_str().is_some()));

@@ -35,7 +35,7 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::checks_files;
+use crate::rules::dqx::{checks_files, yaml_only_fix};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ806");
@@ -77,7 +77,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     }],
                 });
             }
-            out.push(d);
+            out.push(yaml_only_fix(file, d));
         }
     }
 }

@@ -39,6 +39,45 @@ use crate::rules::dqx::{checks_files, closest};
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ807");
     for file in checks_files(ctx) {
+        if let Some(api) = &file.python {
+            // Python: pydantic forbids extra fields, the rule is not built.
+            for check in &api.checks {
+                for (key, span) in &check.unknown_keywords {
+                    let fields = [
+                        "check_func",
+                        "name",
+                        "criticality",
+                        "column",
+                        "columns",
+                        "filter",
+                        "check_func_args",
+                        "check_func_kwargs",
+                        "user_metadata",
+                        "message_expr",
+                    ];
+                    let meant = match key.as_str() {
+                        "col_name" | "col" => Some("column"),
+                        "col_names" | "cols" => Some("columns"),
+                        "metadata" => Some("user_metadata"),
+                        "kwargs" | "arguments" => Some("check_func_kwargs"),
+                        _ => closest(key, fields.iter().copied()),
+                    };
+                    out.push(Diagnostic::at(
+                        me,
+                        file.id(),
+                        span.clone(),
+                        format!(
+                            "`{}` has no field `{key}`{}: pydantic refuses it and the rule cannot be built (InvalidCheckError: Extra inputs are not permitted)",
+                            check.class.name(),
+                            meant
+                                .map(|m| format!(" (did you mean `{m}`?)"))
+                                .unwrap_or_default()
+                        ),
+                    ));
+                }
+            }
+            continue;
+        }
         for item in file.items() {
             let Some(entries) = item.as_map() else {
                 continue;

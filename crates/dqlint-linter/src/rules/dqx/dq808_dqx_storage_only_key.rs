@@ -40,7 +40,7 @@ use crate::rules::dqx::checks_files;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ808");
-    for file in checks_files(ctx) {
+    for file in checks_files(ctx).iter().filter(|f| !f.is_python()) {
         for item in file.items() {
             for entry in item.as_map().unwrap_or(&[]) {
                 let Some(key) = entry.key.as_str() else {

@@ -42,7 +42,7 @@ use dqlint_dqx::{Entry, Typed};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, insert_before_key, own_lines};
+use crate::rules::dqx::{checks_files, insert_before_key, own_lines, yaml_only_fix};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ809");
@@ -102,7 +102,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                         d = d.fix(fix);
                     }
                 }
-                out.push(d);
+                out.push(yaml_only_fix(file, d));
             }
         }
     }

@@ -49,13 +49,43 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             let Some(name) = node.as_str() else {
                 continue;
             };
-            if cat.function(name, &[]).is_some() {
+            if let Some(f) = cat.function(name, &[]) {
+                // Python: DQRowRule takes row-level functions only, and
+                // DQDatasetRule dataset-level ones.
+                if let Some(api) = file.api_check_of(item) {
+                    use dqlint_dqx::RuleType;
+                    use dqlint_pipeline::dqx_api::RuleClass;
+                    let (wrong, instead) = match (api.class, f.rule_type) {
+                        (RuleClass::Row, RuleType::Dataset) => (true, "DQDatasetRule"),
+                        (RuleClass::Dataset, RuleType::Row) => (true, "DQRowRule"),
+                        _ => (false, ""),
+                    };
+                    if wrong && !f.custom {
+                        out.push(Diagnostic::at(
+                            me,
+                            file.id(),
+                            node.span.clone(),
+                            format!(
+                                "`{name}` is a {}-level check function: `{}` refuses it when the rule is built (InvalidCheckError); use `{instead}`",
+                                f.rule_type.as_str(),
+                                api.class.name()
+                            ),
+                        ));
+                    }
+                }
                 continue;
             }
-            let mut message = format!(
-                "DQX {} has no check function `{name}`; it rejects the check",
-                cat.version
-            );
+            let mut message = if file.is_python() {
+                format!(
+                    "DQX {}'s check functions have no `{name}`; the rule cannot be built (AttributeError)",
+                    cat.version
+                )
+            } else {
+                format!(
+                    "DQX {} has no check function `{name}`; it rejects the check",
+                    cat.version
+                )
+            };
             if let Some(f) = cat.any_function(name).and_then(|f| f.extra) {
                 message.push_str(&format!(
                     " unless the `{}` extra is installed (databricks-labs-dqx[{}])",

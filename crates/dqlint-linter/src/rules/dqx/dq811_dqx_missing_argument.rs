@@ -59,7 +59,9 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     _ => None,
                 })
                 .collect();
-            if issues.contains(&ArgIssue::NoArguments) {
+            // A Python rule calls the function with what it is given: all
+            // optional parameters left out is fine there.
+            if issues.contains(&ArgIssue::NoArguments) && !file.is_python() {
                 out.push(Diagnostic::at(
                     me,
                     file.id(),
@@ -77,14 +79,19 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     file.id(),
                     at,
                     format!(
-                        "`{}` needs {} `{}`; DQX rejects the check (Missing required argument)",
+                        "`{}` needs {} `{}`; {}",
                         f.name,
                         if missing.len() == 1 {
                             "the argument"
                         } else {
                             "the arguments"
                         },
-                        missing.join("`, `")
+                        missing.join("`, `"),
+                        if file.is_python() {
+                            "the rule cannot be built (TypeError: missing required argument)"
+                        } else {
+                            "DQX rejects the check (Missing required argument)"
+                        }
                     ),
                 ));
             }

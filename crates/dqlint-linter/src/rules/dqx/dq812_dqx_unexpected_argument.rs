@@ -38,12 +38,30 @@ use dqlint_dqx::ArgIssue;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, closest, resolved_in};
+use crate::rules::dqx::{checks_files, closest, resolved_in, yaml_only_fix};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ812");
     for file in checks_files(ctx) {
         for item in file.items() {
+            if let Some(api) = file.api_check_of(item) {
+                let function = item
+                    .get("check")
+                    .and_then(|c| c.get("function"))
+                    .and_then(|f| f.as_str())
+                    .unwrap_or("the function");
+                for (name, span) in &api.dropped {
+                    out.push(Diagnostic::at(
+                        me,
+                        file.id(),
+                        span.clone(),
+                        format!(
+                            "`{function}` has no parameter `{name}`: `{}` drops it without a word, so the check does not apply to it",
+                            api.class.name()
+                        ),
+                    ));
+                }
+            }
             let Some(check) = resolved_in(ctx, item) else {
                 continue;
             };
@@ -80,18 +98,24 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     _ => closest(name, f.params.iter().map(|p| p.name.as_str())),
                 }
                 .filter(|m| f.param(m).is_some());
-                let mut d =
-                    Diagnostic::at(
-                        me,
-                        file.id(),
-                        entry.key.span.clone(),
-                        format!(
-                        "`{}` has no parameter `{name}`{}; DQX rejects the check (parameters: {})",
+                let mut d = Diagnostic::at(
+                    me,
+                    file.id(),
+                    entry.key.span.clone(),
+                    format!(
+                        "`{}` has no parameter `{name}`{}; {} (parameters: {})",
                         f.name,
-                        meant.map(|m| format!(" (did you mean `{m}`?)")).unwrap_or_default(),
+                        meant
+                            .map(|m| format!(" (did you mean `{m}`?)"))
+                            .unwrap_or_default(),
+                        if file.is_python() {
+                            "the rule cannot be built (TypeError: unexpected keyword argument)"
+                        } else {
+                            "DQX rejects the check"
+                        },
                         f.param_names().join(", ")
                     ),
-                    );
+                );
                 let free =
                     meant.filter(|m| !check.arguments.iter().any(|e| e.key.as_str() == Some(m)));
                 if let Some(m) = free {
@@ -105,7 +129,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                         }],
                     });
                 }
-                out.push(d);
+                out.push(yaml_only_fix(file, d));
             }
         }
     }

@@ -93,6 +93,23 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                         read_as(&check, &span)
                     ),
                 };
+                // A Python rule's arguments go to the function as they are:
+                // DQX checks no type, the function or Spark fails on it
+                // (`days="30"`: "cannot resolve column `30`").
+                let what = if file.is_python() {
+                    what.replace(
+                        "DQX rejects the check",
+                        "the rule fails when it is built or when Spark runs it (DQX checks no argument type of a Python rule; its metadata form fails validation)",
+                    )
+                    .replace(
+                        "and rejects the check",
+                        "and the rule fails when it is built or when Spark runs it (DQX checks no argument type of a Python rule; its metadata form fails validation)",
+                    )
+                    .replace("DQX reads", "it is")
+                    .replace("which no checks file can give; DQX rejects any value", "and gets another value: the rule fails when it is built or run")
+                } else {
+                    what
+                };
                 out.push(Diagnostic::at(me, file.id(), span, what));
             }
         }

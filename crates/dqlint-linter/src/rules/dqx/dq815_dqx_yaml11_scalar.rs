@@ -53,7 +53,7 @@ use crate::rules::dqx::{checks_files, resolved_in};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ815");
-    for file in checks_files(ctx) {
+    for file in checks_files(ctx).iter().filter(|f| !f.is_python()) {
         let text = &file.file.text;
         let mut report = |value: &Typed, quotable: bool, numeric: bool, dated: bool| {
             let Some(src) = text.get(value.span.clone()) else {

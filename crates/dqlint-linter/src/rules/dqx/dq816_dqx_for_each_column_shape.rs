@@ -35,7 +35,7 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, resolved_in};
+use crate::rules::dqx::{checks_files, resolved_in, yaml_only_fix};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ816");
@@ -87,7 +87,8 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     ]
                 })
                 .collect();
-            out.push(
+            out.push(yaml_only_fix(
+                file,
                 Diagnostic::at(
                     me,
                     file.id(),
@@ -103,7 +104,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     applicability: Applicability::Safe,
                     edits,
                 }),
-            );
+            ));
         }
     }
 }

@@ -34,7 +34,7 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, own_lines, resolved_in};
+use crate::rules::dqx::{checks_files, own_lines, resolved_in, yaml_only_fix};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ817");
@@ -82,7 +82,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     }],
                 });
             }
-            out.push(d);
+            out.push(yaml_only_fix(file, d));
         }
     }
 }

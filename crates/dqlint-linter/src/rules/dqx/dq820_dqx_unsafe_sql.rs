@@ -44,9 +44,8 @@ use std::ops::Range;
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
-use crate::expressions::map_to_source;
 use crate::registry::rule;
-use crate::rules::dqx::checks_files;
+use crate::rules::dqx::{checks_files, yaml_only_fix};
 
 const FORBIDDEN: &[&str] = &[
     "delete", "insert", "update", "drop", "truncate", "alter", "create", "replace", "grant",
@@ -247,7 +246,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 for (range, word, comment) in
                     unsafe_words(&crate::rules::dqx::blank_placeholders(text))
                 {
-                    let span = map_to_source(ctx.project, file.id(), &node.span, text, range);
+                    let span = crate::rules::dqx::string_span(ctx, file, node, text, range);
                     let place = if comment.is_some() {
                         " (in a comment)"
                     } else {
@@ -264,7 +263,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     );
                     if let Some(c) = comment {
                         let source =
-                            map_to_source(ctx.project, file.id(), &node.span, text, c.clone());
+                            crate::rules::dqx::string_span(ctx, file, node, text, c.clone());
                         let written = &file.file.text[source.clone()];
                         if written == &text[c] {
                             d = d.fix(Fix {
@@ -278,7 +277,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                             });
                         }
                     }
-                    out.push(d);
+                    out.push(yaml_only_fix(file, d));
                 }
             }
         }

@@ -38,7 +38,7 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::checks_files;
+use crate::rules::dqx::{checks_files, yaml_only_fix};
 
 const LIST_FUNCTIONS: &[&str] = &["is_in_list", "is_not_in_list", "is_not_null_and_is_in_list"];
 
@@ -77,7 +77,8 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     if !is_bare_name(text) {
                         continue;
                     }
-                    out.push(
+                    out.push(yaml_only_fix(
+                        file,
                         Diagnostic::at(
                             me,
                             file.id(),
@@ -97,7 +98,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                                 new_text: format!("\"'{text}'\""),
                             }],
                         }),
-                    );
+                    ));
                 }
             }
         }

@@ -39,7 +39,6 @@ use std::ops::Range;
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
-use crate::expressions::map_to_source;
 use crate::registry::rule;
 use crate::rules::dqx::checks_files;
 
@@ -146,7 +145,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             let Some((range, why)) = java_regex_error(text) else {
                 continue;
             };
-            let span = map_to_source(ctx.project, file.id(), &regex.span, text, range);
+            let span = crate::rules::dqx::string_span(ctx, file, regex, text, range);
             out.push(Diagnostic::at(
                 me,
                 file.id(),

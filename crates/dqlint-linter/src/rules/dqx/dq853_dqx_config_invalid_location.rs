@@ -44,7 +44,7 @@ use crate::rules::dqx::run_config_files;
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ853");
     for file in run_config_files(ctx) {
-        for run in &file.config.runs {
+        for (index, run) in file.config.runs.iter().enumerate() {
             let ios = run
                 .input
                 .iter()
@@ -59,8 +59,8 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 }
                 let message = if location.is_empty() {
                     format!(
-                        "the location of `{}` in run config `{}` is empty: the DQX run fails when it reads or writes it",
-                        io.key, run.name
+                        "the location of `{}` in {} is empty: the DQX run fails when it reads or writes it",
+                        io.key, file.label(index)
                     )
                 } else {
                     let hint = match dqlint_dqx::run_config::table_parts(location) {
@@ -74,8 +74,8 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                         _ => "",
                     };
                     format!(
-                        "location `{location}` of `{}` in run config `{}` is neither a 2- or 3-part table name nor a path starting with /, s3:/, abfss:/ or gs:/{hint}: the DQX run fails when it reads or writes it",
-                        io.key, run.name
+                        "location `{location}` of `{}` in {} is neither a 2- or 3-part table name nor a path starting with /, s3:/, abfss:/ or gs:/{hint}: the DQX run fails when it reads or writes it",
+                        io.key, file.label(index)
                     )
                 };
                 out.push(Diagnostic::at(me, file.id(), span.clone(), message));

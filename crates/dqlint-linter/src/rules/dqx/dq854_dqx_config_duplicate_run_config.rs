@@ -54,7 +54,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ854");
     for file in run_config_files(ctx) {
         let mut first: HashMap<&str, &dqlint_dqx::run_config::Run> = HashMap::new();
-        for run in &file.config.runs {
+        for run in file.config.runs.iter().filter(|_| file.python.is_none()) {
             let Some(earlier) = first.get(run.name.as_str()) else {
                 first.insert(&run.name, run);
                 continue;

@@ -37,11 +37,32 @@ use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
 use crate::rules::dqx::run_config_files;
+use dqlint_pipeline::dqx_api::RunSource;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ855");
     for file in run_config_files(ctx) {
-        for run in &file.config.runs {
+        for (index, run) in file.config.runs.iter().enumerate() {
+            if let Some(api) = file.api_run(index) {
+                if let RunSource::Call { method, span } = &api.source {
+                    let streaming = run.input.as_ref().is_some_and(|i| i.is_streaming);
+                    let metrics_only =
+                        run.metrics.is_some() && run.output.is_none() && run.quarantine.is_none();
+                    let message = if api.no_destination {
+                        format!(
+                            "`{method}` is given no output_config, quarantine_config or metrics_config: DQX raises InvalidParameterError before reading anything"
+                        )
+                    } else if metrics_only && streaming {
+                        format!(
+                            "`{method}` on a streaming input is given only a metrics_config: DQX raises InvalidParameterError (a streaming query needs an output_config or quarantine_config)"
+                        )
+                    } else {
+                        continue;
+                    };
+                    out.push(Diagnostic::at(me, file.id(), span.clone(), message));
+                    continue;
+                }
+            }
             let Some(input) = &run.input else { continue };
             if run.outputs().next().is_some() {
                 continue;
@@ -51,8 +72,8 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 file.id(),
                 input.key_span.clone(),
                 format!(
-                    "run config `{}` reads an input but has no output_config, quarantine_config or metrics_config: DQX refuses to run it",
-                    run.name
+                    "{} reads an input but has no output_config, quarantine_config or metrics_config: DQX refuses to run it",
+                    file.label(index)
                 ),
             ));
         }

@@ -63,7 +63,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ856");
     let mut first: HashMap<String, (FileId, std::ops::Range<usize>, String)> = HashMap::new();
     for file in run_config_files(ctx) {
-        for run in &file.config.runs {
+        for (index, run) in file.config.runs.iter().enumerate() {
             if !run.input.as_ref().is_some_and(|i| i.is_streaming) {
                 continue;
             }
@@ -72,7 +72,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     continue;
                 };
                 let key = location.trim_end_matches('/').to_string();
-                let here = format!("`{}` of run config `{}`", io.key, run.name);
+                let here = format!("`{}` of {}", io.key, file.label(index));
                 match first.get(&key) {
                     None => {
                         first.insert(key, (file.id(), span.clone(), here));

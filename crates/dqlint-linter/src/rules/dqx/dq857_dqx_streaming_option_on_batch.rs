@@ -45,7 +45,7 @@ use crate::rules::dqx::run_config_files;
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ857");
     for file in run_config_files(ctx) {
-        for run in &file.config.runs {
+        for (index, run) in file.config.runs.iter().enumerate() {
             let Some(input) = &run.input else { continue };
             if input.is_streaming {
                 continue;
@@ -62,8 +62,8 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                         file.id(),
                         span.clone(),
                         format!(
-                            "{what} of `{}` in run config `{}` is ignored: the input is not streaming (`is_streaming` is not true), so DQX writes a batch",
-                            io.key, run.name
+                            "{what} of `{}` in {} is ignored: the input is not streaming (`is_streaming` is not true), so DQX writes a batch",
+                            io.key, file.label(index)
                         ),
                     ));
                 }

@@ -45,7 +45,7 @@ use crate::rules::dqx::run_config_files;
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ858");
     for file in run_config_files(ctx) {
-        for run in &file.config.runs {
+        for (index, run) in file.config.runs.iter().enumerate() {
             if !run.input.as_ref().is_some_and(|i| i.is_streaming) {
                 continue;
             }
@@ -58,8 +58,8 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     file.id(),
                     io.key_span.clone(),
                     format!(
-                        "`{}` of run config `{}` has no `options.checkpointLocation` while the input is streaming: the stream does not start, or starts over every run",
-                        io.key, run.name
+                        "`{}` of {} has no `options.checkpointLocation` while the input is streaming: the stream does not start, or starts over every run",
+                        io.key, file.label(index)
                     ),
                 ));
             }

@@ -55,7 +55,7 @@ fn normalized(location: &str) -> String {
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ859");
     for file in run_config_files(ctx) {
-        for run in &file.config.runs {
+        for (index, run) in file.config.runs.iter().enumerate() {
             let (Some(output), Some(quarantine)) = (&run.output, &run.quarantine) else {
                 continue;
             };
@@ -72,8 +72,8 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     file.id(),
                     q_span.clone(),
                     format!(
-                        "run config `{}` writes its quarantine to its output `{o}`: valid and failing rows end up in one table",
-                        run.name
+                        "{} writes its quarantine to its output `{o}`: valid and failing rows end up in one table",
+                        file.label(index)
                     ),
                 )
                 .related(&Origin::new(file.id(), o_span.clone()), "the output location"),

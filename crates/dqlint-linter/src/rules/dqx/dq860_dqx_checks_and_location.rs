@@ -57,7 +57,25 @@ use crate::rules::dqx::run_config_files;
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ860");
     for file in run_config_files(ctx) {
-        for run in &file.config.runs {
+        for (index, run) in file.config.runs.iter().enumerate() {
+            if let Some((checks, location)) = file
+                .api_run(index)
+                .and_then(|a| a.checks_and_location.clone())
+            {
+                out.push(
+                    Diagnostic::at(
+                        me,
+                        file.id(),
+                        checks,
+                        format!(
+                            "{} gives `checks` and a `checks_location`: DQX applies the `checks` given and uses the location only to report where they came from; pick one source of truth",
+                            file.label(index)
+                        ),
+                    )
+                    .related(&Origin::new(file.id(), location), "the checks_location DQX does not read"),
+                );
+                continue;
+            }
             let (Some(inline), Some((location, location_span))) =
                 (&run.inline_checks, &run.checks_location)
             else {
@@ -69,8 +87,8 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     file.id(),
                     inline.clone(),
                     format!(
-                        "run config `{}` has inline `checks` and a `checks_location`: DQX ignores the inline list and applies only the checks at `{location}`",
-                        run.name
+                        "{} has inline `checks` and a `checks_location`: DQX ignores the inline list and applies only the checks at `{location}`",
+                        file.label(index)
                     ),
                 )
                 .related(&Origin::new(file.id(), location_span.clone()), "where DQX reads the checks"),
