@@ -59,16 +59,24 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     _ => None,
                 })
                 .collect();
-            // A Python rule calls the function with what it is given: all
-            // optional parameters left out is fine there.
-            if issues.contains(&ArgIssue::NoArguments) && !file.is_python() {
+            // A Python rule calls the function with what it is given: a
+            // missing required argument says it all there (and the one
+            // function whose parameters are all optional, has_valid_schema,
+            // refuses to build without one).
+            if issues.contains(&ArgIssue::NoArguments) && !(file.is_python() && !missing.is_empty())
+            {
                 out.push(Diagnostic::at(
                     me,
                     file.id(),
                     at.clone(),
                     format!(
-                        "`{}` is given no arguments; DQX rejects the check even when every parameter is optional (parameters: {})",
+                        "`{}` is given no arguments; {} (parameters: {})",
                         f.name,
+                        if file.is_python() {
+                            "DQX refuses to build the rule (InvalidParameterError)"
+                        } else {
+                            "DQX rejects the check even when every parameter is optional"
+                        },
                         f.param_names().join(", ")
                     ),
                 ));
