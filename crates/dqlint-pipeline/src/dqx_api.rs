@@ -640,8 +640,8 @@ impl<'m> Reader<'m> {
             .map_or(callee.byte_range(), |a| a.byte_range());
         let item = Typed::new(node.byte_range(), Kind::Map(entries));
         let mut run = dqlint_dqx::run_config::run_of(&item);
-        // A call has no inline-checks mistake of its own (DQ860's call
-        // form is `checks_and_location`) and no name.
+        // A call has no inline-checks mistake of its own (its form of it
+        // is `checks_and_location`) and no name.
         run.inline_checks = None;
         run.name = method.to_string();
         run.name_written = false;

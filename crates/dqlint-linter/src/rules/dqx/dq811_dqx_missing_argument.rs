@@ -52,19 +52,29 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 .map(|a| a.span.clone())
                 .unwrap_or(check.function_node.span.clone());
             let issues = f.check_arguments(check.arguments, check.for_each_column);
-            let missing: Vec<&str> = issues
+            let mut missing: Vec<&str> = issues
                 .iter()
                 .filter_map(|i| match i {
                     ArgIssue::Missing { param } => Some(param.name.as_str()),
                     _ => None,
                 })
                 .collect();
+            let no_arguments = issues.contains(&ArgIssue::NoArguments);
+            if no_arguments && file.is_python() {
+                // DQX validates nothing; the function misses its required
+                // parameters.
+                missing = f
+                    .params
+                    .iter()
+                    .filter(|p| p.required)
+                    .map(|p| p.name.as_str())
+                    .collect();
+            }
             // A Python rule calls the function with what it is given: a
             // missing required argument says it all there (and the one
             // function whose parameters are all optional, has_valid_schema,
             // refuses to build without one).
-            if issues.contains(&ArgIssue::NoArguments) && !(file.is_python() && !missing.is_empty())
-            {
+            if no_arguments && (!file.is_python() || missing.is_empty()) {
                 out.push(Diagnostic::at(
                     me,
                     file.id(),

@@ -8,9 +8,15 @@
 //! `aggr_matches_dataset` needs one of the two as well); a missing limit
 //! (`value`, `min_limit`/`max_limit`, `limit`: "Limit is not provided.");
 //! `is_geo_covers`/`is_geo_intersects` without `resolution` while
-//! `precise` is false.
-//! The other build-time constraints of the contract (enumerations, CIDR
-//! blocks, tolerances, window bounds, schema DDL) are not checked yet.
+//! `precise` is false; an enumerated value DQX does not know, with a
+//! did-you-mean (`case` of `has_valid_string_case`, `code_format` of the
+//! ISO code checks, `country` of `is_valid_national_id`, `time_interval`
+//! of `has_no_aggr_outliers`); `has_no_aggr_outliers` with `sigma <= 0`,
+//! `lookback_num_intervals < 2` or `warmup_num_intervals` outside
+//! `1..=lookback_num_intervals`.
+//! The other build-time constraints of the contract (CIDR blocks,
+//! tolerances, schema DDL) are not checked yet; a non-curated `aggr_type`
+//! is only a warning in DQX 0.17.0 (it runs the Spark aggregate).
 //!
 //! ## Why is this bad?
 //! The checks pass validation, then building them raises
@@ -46,7 +52,25 @@
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::checks_files;
+use crate::rules::dqx::{checks_files, closest};
+
+/// The enumerated parameters DQX 0.17.0 checks when it builds the rule:
+/// the parameter, its values, and whether case is ignored.
+fn enumeration(function: &str) -> Option<(&'static str, &'static [&'static str], bool)> {
+    Some(match function {
+        "has_valid_string_case" => ("case", &["lower", "sentence", "title", "upper"], false),
+        "is_valid_country_code" => ("code_format", &["alpha-2", "alpha-3", "numeric"], true),
+        "is_valid_language_code" => ("code_format", &["alpha-2", "alpha-3"], true),
+        "is_valid_currency_code" => ("code_format", &["alphabetic", "numeric"], true),
+        "is_valid_national_id" => ("country", &["GB", "IN", "US"], true),
+        "has_no_aggr_outliers" => (
+            "time_interval",
+            &["day", "hour", "minute", "month", "week"],
+            false,
+        ),
+        _ => return None,
+    })
+}
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ818");
@@ -108,6 +132,78 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                         arguments_key.clone(),
                         "`resolution` is required when `precise` is false (its default)".into(),
                     );
+                }
+            }
+            if let Some((key, allowed, case_insensitive)) = enumeration(function) {
+                if let Some(v) = args.get(key) {
+                    if let Some(text) = v.as_str() {
+                        let probe = if case_insensitive {
+                            text.to_ascii_lowercase()
+                        } else {
+                            text.to_string()
+                        };
+                        let known = allowed.iter().any(|a| {
+                            if case_insensitive {
+                                a.eq_ignore_ascii_case(&probe)
+                            } else {
+                                *a == probe
+                            }
+                        });
+                        if !known {
+                            let hint = closest(text, allowed.iter().copied())
+                                .map(|m| format!(" (did you mean `{m}`?)"))
+                                .unwrap_or_default();
+                            report(
+                                v.span.clone(),
+                                format!(
+                                    "`{key}` of `{function}` is `{text}`, not one of {}{hint}",
+                                    allowed
+                                        .iter()
+                                        .map(|a| format!("`{a}`"))
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+            if function == "has_no_aggr_outliers" {
+                let number = |k: &str| -> Option<(f64, std::ops::Range<usize>)> {
+                    let v = args.get(k)?;
+                    match v.kind {
+                        dqlint_dqx::Kind::Int(i) => Some((i as f64, v.span.clone())),
+                        dqlint_dqx::Kind::Float(f) => Some((f, v.span.clone())),
+                        _ => None,
+                    }
+                };
+                if let Some((sigma, span)) = number("sigma") {
+                    if sigma <= 0.0 {
+                        report(
+                            span,
+                            format!("`sigma` is {sigma}; DQX needs a positive number"),
+                        );
+                    }
+                }
+                let lookback = number("lookback_num_intervals");
+                if let Some((n, span)) = &lookback {
+                    if *n < 2.0 {
+                        report(
+                            span.clone(),
+                            format!("`lookback_num_intervals` is {n}; DQX needs at least 2"),
+                        );
+                    }
+                }
+                let lookback = lookback.map_or(14.0, |(n, _)| n);
+                if let Some((w, span)) = number("warmup_num_intervals") {
+                    if w < 1.0 || w > lookback {
+                        report(
+                            span,
+                            format!(
+                                "`warmup_num_intervals` is {w}; DQX needs 1 <= warmup_num_intervals <= lookback_num_intervals ({lookback})"
+                            ),
+                        );
+                    }
                 }
             }
             if matches!(
