@@ -359,6 +359,7 @@ registry! {
     "DQ858" "dqx-stream-without-checkpoint" Warning File dqx/dq858_dqx_stream_without_checkpoint;
     "DQ859" "dqx-output-is-quarantine" Error File dqx/dq859_dqx_output_is_quarantine;
     "DQ860" "dqx-checks-and-location" Warning File dqx/dq860_dqx_checks_and_location;
+    "DQ861" "dqx-prefiltered-errors" Info File dqx/dq861_dqx_prefiltered_errors;
     "DQ920" "dlt-quarantine-not-negation" Error Pipelines pipeline/dq920_dlt_quarantine_not_negation;
     "DQ921" "dlt-quarantine-null-gap" Warning Pipelines pipeline/dq921_dlt_quarantine_null_gap;
     "DQ922" "dlt-quarantine-warn-rule" Warning Pipelines pipeline/dq922_dlt_quarantine_warn_rule;

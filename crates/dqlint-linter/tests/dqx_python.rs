@@ -3,10 +3,8 @@
 //! each finding at its exact place in the `.py` source, no fix (the fixes
 //! write YAML), and seed 003's code free of findings.
 
-use std::sync::Arc;
-
 use dqlint_linter::{lint, Selection};
-use dqlint_project::{FileId, LoadOptions, Project, SourceFile};
+use dqlint_project::{LoadOptions, Project};
 
 /// The findings of a DQX-only project holding `source` as `job.py`, as
 /// `CODE text-at-the-span: message`.
@@ -14,23 +12,11 @@ fn lint_python(source: &str) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("dqlint.toml"), "[dqx]\n").unwrap();
     std::fs::write(dir.path().join("job.py"), source).unwrap();
-    let mut project = Project::load(dir.path(), &LoadOptions::default()).unwrap();
-    if !project.files.iter().any(|f| f.rel == "job.py") {
-        // Before the loader reads pipeline sources: the file as it would.
-        let id = FileId(project.files.len() as u32);
-        // (any kind: the DQX rules read `.py` files by their name)
-        let kind = dqlint_project::FileKind::Sql;
-        project.files.push(SourceFile {
-            id,
-            path: dir.path().join("job.py"),
-            rel: "job.py".into(),
-            kind,
-            text: Arc::from(source),
-            lines: dqlint_yaml::LineIndex::new(source),
-            yaml: None,
-            read_error: None,
-        });
-    }
+    let project = Project::load(dir.path(), &LoadOptions::default()).unwrap();
+    assert!(
+        project.files.iter().any(|f| f.rel == "job.py"),
+        "the loader reads a module importing databricks.labs.dqx"
+    );
     lint(&project, &Selection::default())
         .iter()
         .map(|d| {
@@ -182,4 +168,17 @@ fn values_known_only_at_run_time_are_not_judged() {
     ]\n"
     ));
     assert_eq!(found, Vec::<String>::new());
+}
+
+#[test]
+fn prefiltered_errors_with_a_quarantine() {
+    let found = lint_python(&format!(
+        "{HEADER}dq.apply_checks_and_save_in_table(checks=checks, input_config=InputConfig(location=\"c.s.in\"), quarantine_config=OutputConfig(location=\"c.s.q\"))\n\
+valid = df.filter(F.col(\"_errors\").isNull())\n"
+    ));
+    assert_eq!(
+        codes(&found),
+        ["DQ861 F.col(\"_errors\").isNull()"],
+        "{found:?}"
+    );
 }

@@ -41,6 +41,7 @@ pub mod dq857_dqx_streaming_option_on_batch;
 pub mod dq858_dqx_stream_without_checkpoint;
 pub mod dq859_dqx_output_is_quarantine;
 pub mod dq860_dqx_checks_and_location;
+pub mod dq861_dqx_prefiltered_errors;
 
 use dqlint_dqx::{Catalogue, Format, Function, Kind, Loaded, Typed};
 use dqlint_pipeline::dqx_api::{ApiCheck, ApiRun, DqxApi, RunSource};
@@ -143,7 +144,7 @@ fn python_sources<'c, 'a>(
     ctx.project
         .files
         .iter()
-        .filter(|f| f.rel.ends_with(".py") && f.read_error.is_none())
+        .filter(|f| f.kind == FileKind::PipelinePython && f.read_error.is_none())
         .filter(|f| f.text.contains("databricks.labs.dqx"))
         .filter_map(|file| {
             let module = PythonModule::parse(&*file.text);
