@@ -82,3 +82,32 @@ fn build_time_values_as_dqx_builds_them() {
         }
     }
 }
+
+/// DQ822 is an error when the file's schema lacks the bare name.
+#[test]
+fn a_bare_name_the_schema_lacks_is_an_error() {
+    use dqlint_linter::{lint_configured, Config, Severity};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("dqlint.toml"),
+        "[dqx.schemas]\n\"orders.yml\" = \"country STRING, US STRING\"\n\"customers.yml\" = \"country STRING\"\n",
+    )
+    .unwrap();
+    let check = "- criticality: error\n  check:\n    function: is_in_list\n    arguments: {column: country, allowed: [US]}\n";
+    std::fs::write(dir.path().join("orders.yml"), check).unwrap();
+    std::fs::write(dir.path().join("customers.yml"), check).unwrap();
+    let config = Config::discover(dir.path(), None).unwrap();
+    let project = Project::load(dir.path(), &config.load_options(&[])).unwrap();
+    let found: Vec<(String, Severity)> = lint_configured(&project, &config, &Selection::default())
+        .iter()
+        .map(|d| (project.file(d.primary.file).rel.clone(), d.severity))
+        .collect();
+    assert!(
+        found.contains(&("customers.yml".into(), Severity::Error)),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&("orders.yml".into(), Severity::Warning)),
+        "{found:?}"
+    );
+}

@@ -16,6 +16,14 @@
 //!       column: order_id
 //! ```
 //!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx import check_funcs
+//! from databricks.labs.dqx.rule import DQRowRule, DQDatasetRule
+//!
+//! checks = [DQRowRule(check_func=check_funcs.is_unique, columns=["order_id"])]
+//! ```
+//!
 //! ## Example (good)
 //! `quality/orders_checks.yml`:
 //! ```yaml
@@ -24,6 +32,14 @@
 //!     function: is_not_null
 //!     arguments:
 //!       column: order_id
+//! ```
+//!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx import check_funcs
+//! from databricks.labs.dqx.rule import DQRowRule, DQDatasetRule
+//!
+//! checks = [DQDatasetRule(check_func=check_funcs.is_unique, columns=["order_id"])]
 //! ```
 //!
 //! ## Fix

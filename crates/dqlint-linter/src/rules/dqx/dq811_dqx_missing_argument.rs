@@ -18,6 +18,14 @@
 //!       column: email
 //! ```
 //!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx import check_funcs
+//! from databricks.labs.dqx.rule import DQRowRule, DQDatasetRule
+//!
+//! checks = [DQRowRule(check_func=check_funcs.is_older_than_n_days, column="order_date")]
+//! ```
+//!
 //! ## Example (good)
 //! `quality/orders_checks.yml`:
 //! ```yaml
@@ -27,6 +35,20 @@
 //!     arguments:
 //!       column: email
 //!       regex: "^[^@]+@[^@]+$"
+//! ```
+//!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx import check_funcs
+//! from databricks.labs.dqx.rule import DQRowRule, DQDatasetRule
+//!
+//! checks = [
+//!     DQRowRule(
+//!         check_func=check_funcs.is_older_than_n_days,
+//!         column="order_date",
+//!         check_func_kwargs={"days": 30},
+//!     )
+//! ]
 //! ```
 //!
 //! ## Fix

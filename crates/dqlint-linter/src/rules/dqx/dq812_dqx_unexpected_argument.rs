@@ -18,6 +18,20 @@
 //!       trim_string: true
 //! ```
 //!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx import check_funcs
+//! from databricks.labs.dqx.rule import DQRowRule, DQDatasetRule
+//!
+//! checks = [
+//!     DQRowRule(
+//!         check_func=check_funcs.is_in_range,
+//!         column="price",
+//!         check_func_kwargs={"min_limit": 0, "max_limit": 100, "inclusive": True},
+//!     )
+//! ]
+//! ```
+//!
 //! ## Example (good)
 //! `quality/orders_checks.yml`:
 //! ```yaml
@@ -27,6 +41,20 @@
 //!     arguments:
 //!       column: customer_name
 //!       trim_strings: true
+//! ```
+//!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx import check_funcs
+//! from databricks.labs.dqx.rule import DQRowRule, DQDatasetRule
+//!
+//! checks = [
+//!     DQRowRule(
+//!         check_func=check_funcs.is_in_range,
+//!         column="price",
+//!         check_func_kwargs={"min_limit": 0, "max_limit": 100},
+//!     )
+//! ]
 //! ```
 //!
 //! ## Fix

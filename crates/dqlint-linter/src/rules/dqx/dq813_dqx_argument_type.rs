@@ -21,6 +21,20 @@
 //!       days: "30"
 //! ```
 //!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx import check_funcs
+//! from databricks.labs.dqx.rule import DQRowRule, DQDatasetRule
+//!
+//! checks = [
+//!     DQRowRule(
+//!         check_func=check_funcs.is_older_than_n_days,
+//!         column="order_date",
+//!         check_func_kwargs={"days": "30"},
+//!     )
+//! ]
+//! ```
+//!
 //! ## Example (good)
 //! `quality/orders_checks.yml`:
 //! ```yaml
@@ -30,6 +44,20 @@
 //!     arguments:
 //!       column: order_date
 //!       days: 30
+//! ```
+//!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx import check_funcs
+//! from databricks.labs.dqx.rule import DQRowRule, DQDatasetRule
+//!
+//! checks = [
+//!     DQRowRule(
+//!         check_func=check_funcs.is_older_than_n_days,
+//!         column="order_date",
+//!         check_func_kwargs={"days": 30},
+//!     )
+//! ]
 //! ```
 //!
 //! ## Fix
@@ -105,7 +133,8 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                         "and rejects the check",
                         "and the rule fails when it is built or when Spark runs it (DQX checks no argument type of a Python rule; its metadata form fails validation)",
                     )
-                    .replace("DQX reads", "it is")
+                    .replace("DQX reads ", "")
+                    .replace("` as ", "` is ")
                     .replace("which no checks file can give; DQX rejects any value", "and gets another value: the rule fails when it is built or run")
                 } else {
                     what

@@ -1,7 +1,8 @@
 //! ## What it does
 //! Reports an `allowed` or `forbidden` item of `is_in_list`,
 //! `is_not_in_list` or `is_not_null_and_is_in_list` that is a bare name
-//! (`US`, not `"'US'"`).
+//! (`US`, not `"'US'"`). With a table schema for the file in
+//! `[dqx.schemas]` that lacks the column it is an error: the run crashes.
 //!
 //! ## Why is this bad?
 //! Since DQX 0.16 each item is resolved like a comparison limit: a string
@@ -77,19 +78,30 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     if !is_bare_name(text) {
                         continue;
                     }
+                    let schema = ctx.dqx.schema_for(&file.file.rel);
+                    let lacking =
+                        schema.filter(|s| !s.columns.iter().any(|c| c.eq_ignore_ascii_case(text)));
+                    let message = match lacking {
+                        Some(s) => format!(
+                            "`{text}` in `{key}` is a column reference, not the string \
+                             '{text}': DQX reads a bare string as a SQL expression, and the \
+                             table has no column `{text}` (schema from `[dqx.schemas]` \"{}\"), \
+                             so the run crashes; write \"'{text}'\"",
+                            s.files
+                        ),
+                        None => format!(
+                            "`{text}` in `{key}` is a column reference, not the string \
+                             '{text}': DQX reads a bare string as a SQL expression, and the \
+                             run crashes when there is no column `{text}`; write \"'{text}'\""
+                        ),
+                    };
+                    let mut d = Diagnostic::at(me, file.id(), value.span.clone(), message);
+                    if lacking.is_some() {
+                        d = d.severity(crate::diagnostic::Severity::Error);
+                    }
                     out.push(yaml_only_fix(
                         file,
-                        Diagnostic::at(
-                            me,
-                            file.id(),
-                            value.span.clone(),
-                            format!(
-                                "`{text}` in `{key}` is a column reference, not the string \
-                                 '{text}': DQX reads a bare string as a SQL expression, and the \
-                                 run crashes when there is no column `{text}`; write \"'{text}'\""
-                            ),
-                        )
-                        .fix(Fix {
+                        d.fix(Fix {
                             description: format!("Write the string literal \"'{text}'\""),
                             applicability: Applicability::Safe,
                             edits: vec![Edit {

@@ -18,6 +18,16 @@
 //!       location: main.sales.orders
 //! ```
 //!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx.config import InputConfig, OutputConfig
+//!
+//! dq.apply_checks_and_save_in_table(
+//!     checks=checks,
+//!     input_config=InputConfig(location="main.sales.orders"),
+//! )
+//! ```
+//!
 //! ## Example (good)
 //! `.dqx/config.yml`:
 //! ```yaml
@@ -27,6 +37,17 @@
 //!       location: main.sales.orders
 //!     output_config:
 //!       location: main.sales.orders_valid
+//! ```
+//!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx.config import InputConfig, OutputConfig
+//!
+//! dq.apply_checks_and_save_in_table(
+//!     checks=checks,
+//!     input_config=InputConfig(location="main.sales.orders"),
+//!     quarantine_config=OutputConfig(location="main.sales.orders_quarantine"),
+//! )
 //! ```
 //!
 //! ## Fix

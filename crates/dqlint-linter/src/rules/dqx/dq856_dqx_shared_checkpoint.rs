@@ -29,6 +29,23 @@
 //!         checkpointLocation: /Volumes/main/sales/checkpoints/orders
 //! ```
 //!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx.config import InputConfig, OutputConfig
+//!
+//! CHECKPOINT = "/Volumes/main/sales/checkpoints/orders_py"
+//! dq.apply_checks_and_save_in_table(
+//!     checks=checks,
+//!     input_config=InputConfig(location="main.sales.orders_raw", is_streaming=True),
+//!     output_config=OutputConfig(
+//!         location="main.sales.orders_py", options={"checkpointLocation": CHECKPOINT}
+//!     ),
+//!     quarantine_config=OutputConfig(
+//!         location="main.sales.orders_py_quarantine", options={"checkpointLocation": CHECKPOINT}
+//!     ),
+//! )
+//! ```
+//!
 //! ## Example (good)
 //! `.dqx/config.yml`:
 //! ```yaml
@@ -45,6 +62,25 @@
 //!       location: main.sales.orders_quarantine
 //!       options:
 //!         checkpointLocation: /Volumes/main/sales/checkpoints/orders_quarantine
+//! ```
+//!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx.config import InputConfig, OutputConfig
+//!
+//! CHECKPOINTS = "/Volumes/main/sales/checkpoints"
+//! dq.apply_checks_and_save_in_table(
+//!     checks=checks,
+//!     input_config=InputConfig(location="main.sales.orders_raw", is_streaming=True),
+//!     output_config=OutputConfig(
+//!         location="main.sales.orders_py",
+//!         options={"checkpointLocation": f"{CHECKPOINTS}/orders_py"},
+//!     ),
+//!     quarantine_config=OutputConfig(
+//!         location="main.sales.orders_py_quarantine",
+//!         options={"checkpointLocation": f"{CHECKPOINTS}/orders_py_quarantine"},
+//!     ),
+//! )
 //! ```
 //!
 //! ## Fix

@@ -7,6 +7,11 @@
 //! LHP copies the text verbatim into the generated decorators; the typo
 //! surfaces only when the pipeline starts on Databricks.
 //!
+//! In a DQX check (a `filter`, `row_filter`, `message_expr` or
+//! `sql_expression`, in a checks file or a `DQRowRule(...)`), DQX 0.17.0
+//! cannot evaluate the text: it skips the check at run time and flags
+//! every row (quarantined when the criticality is `error`).
+//!
 //! ## Example (bad)
 //! `pipelines/bronze/orders.yaml`:
 //! ```yaml

@@ -6,6 +6,11 @@
 //! An expectation is evaluated per row; Databricks rejects aggregates,
 //! windows and subqueries in expectations when the pipeline starts.
 //!
+//! In a DQX check, an aggregate in a `filter`, `message_expr` or
+//! `sql_expression` makes DQX 0.17.0 skip the check and flag every row
+//! (an error in `sql_expression`). A scalar subquery and a window
+//! function with `OVER` in `sql_expression` run in DQX: no finding there.
+//!
 //! ## Example (bad)
 //! `pipelines/bronze/orders.yaml`:
 //! ```yaml

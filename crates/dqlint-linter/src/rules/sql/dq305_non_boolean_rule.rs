@@ -7,6 +7,10 @@
 //! An expectation must be a predicate; `price * 2` fails when the pipeline
 //! starts.
 //!
+//! In a DQX check, a non-boolean `sql_expression` or `filter` crashes
+//! the DQX run (an error in `sql_expression`). `message_expr` is
+//! string-valued: never reported there.
+//!
 //! ## Example (bad)
 //! `pipelines/bronze/orders.yaml`:
 //! ```yaml
