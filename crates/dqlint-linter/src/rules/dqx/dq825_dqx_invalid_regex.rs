@@ -2,7 +2,10 @@
 //! Reports a `regex_match` `regex` that Java's regex compiler (which Spark
 //! uses) definitely rejects: an unclosed group or character class, an
 //! unmatched `)`, a quantifier with nothing to repeat (`*a`, `a|+b`,
-//! `(*a)`), a trailing backslash. Only definite errors: a construct Java
+//! `(*a)`), a trailing backslash, an escape Java gives no meaning (`\q`,
+//! `\i`) or whose continuation is missing (`\x4`, `\u12`, `\k` without
+//! `<`), a `{` that is not a counted repetition (`a{x}`, `a{,3}`, an
+//! unclosed `\d{3`, `a{2,1}`). Only definite errors: a construct Java
 //! accepts (`[]a]`, `(?i)`, `\Q(\E`, possessive `a++`) is never reported.
 //! Each message is Java's own (checked with `java.util.regex.Pattern` on
 //! Java 17).
@@ -59,10 +62,19 @@ pub fn java_regex_error(p: &str) -> Option<(Range<usize>, String)> {
                         "Unexpected internal error (a trailing backslash)".into(),
                     ));
                 }
-                if b[i + 1] == b'Q' {
+                let e = b[i + 1];
+                if e == b'Q' {
                     i = p[i + 2..].find("\\E").map_or(b.len(), |n| i + 2 + n + 2);
-                } else {
-                    i += 2;
+                    at_start = false;
+                    continue;
+                }
+                if let Some(why) = bad_escape(b, i) {
+                    return Some((i..(i + 2).min(b.len()), why.into()));
+                }
+                i += 2;
+                // `\p{Lu}`, `\x{1F600}`, `\N{name}`, `\b{g}`: the braces belong to it
+                if matches!(e, b'p' | b'P' | b'x' | b'N' | b'b') && b.get(i) == Some(&b'{') {
+                    i = p[i..].find('}').map_or(b.len(), |n| i + n + 1);
                 }
                 at_start = false;
                 continue;
@@ -116,6 +128,14 @@ pub fn java_regex_error(p: &str) -> Option<(Range<usize>, String)> {
                 }
                 at_start = false;
             }
+            b'{' => {
+                if let Some(error) = repetition_error(b, i) {
+                    return Some(error);
+                }
+                // a valid `{n,m}`: skip it whole
+                i = p[i..].find('}').map_or(b.len(), |n| i + n + 1);
+                continue;
+            }
             b'|' => at_start = true,
             b'*' | b'+' | b'?' if at_start => {
                 return Some((i..i + 1, format!("Dangling meta character '{}'", c as char)));
@@ -126,6 +146,69 @@ pub fn java_regex_error(p: &str) -> Option<(Range<usize>, String)> {
     }
     open.last()
         .map(|&o| (o..o + 1, "Unclosed group".to_string()))
+}
+
+/// An escape Java refuses: a letter it gives no meaning, or one whose
+/// required continuation is missing (`\\k` without `<`, `\\x` without hex
+/// digits, `\\u` without four, `\\0` without an octal digit, `\\c` at the
+/// end).
+fn bad_escape(b: &[u8], i: usize) -> Option<&'static str> {
+    let e = *b.get(i + 1)?;
+    let next = b.get(i + 2).copied();
+    let hex = |k: usize| b.get(k).is_some_and(u8::is_ascii_hexdigit);
+    match e {
+        b'C' | b'E' | b'F' | b'g' | b'i' | b'I' | b'j' | b'J' | b'K' | b'l' | b'L' | b'm'
+        | b'M' | b'o' | b'O' | b'q' | b'T' | b'U' | b'y' | b'Y' => {
+            Some("Illegal/unsupported escape sequence")
+        }
+        b'k' if next != Some(b'<') => Some("\\k is not followed by '<' for named capturing group"),
+        b'x' if next != Some(b'{') && !(hex(i + 2) && hex(i + 3)) => {
+            Some("Illegal hexadecimal escape sequence")
+        }
+        b'u' if !(hex(i + 2) && hex(i + 3) && hex(i + 4) && hex(i + 5)) => {
+            Some("Illegal Unicode escape sequence")
+        }
+        b'0' if !next.is_some_and(|c| (b'0'..=b'7').contains(&c)) => {
+            Some("Illegal octal escape sequence")
+        }
+        b'c' if next.is_none() => Some("Illegal control escape sequence"),
+        _ => None,
+    }
+}
+
+/// A `{` outside a character class that is no `{n}`, `{n,}` or `{n,m}`
+/// with n <= m: Java's "Illegal repetition" (it never reads `{` as a
+/// literal there).
+fn repetition_error(b: &[u8], i: usize) -> Option<(Range<usize>, String)> {
+    let digits = |mut k: usize| {
+        let start = k;
+        while b.get(k).is_some_and(u8::is_ascii_digit) {
+            k += 1;
+        }
+        (
+            k,
+            (k > start)
+                .then(|| std::str::from_utf8(&b[start..k]).ok()?.parse::<u64>().ok())
+                .flatten(),
+        )
+    };
+    let (mut k, min) = digits(i + 1);
+    let Some(min) = min else {
+        return Some((i..i + 1, "Illegal repetition".into()));
+    };
+    let mut max = Some(min);
+    if b.get(k) == Some(&b',') {
+        let (after, m) = digits(k + 1);
+        k = after;
+        max = m;
+    }
+    if b.get(k) != Some(&b'}') {
+        return Some((i..k.min(b.len()), "Unclosed counted closure".into()));
+    }
+    if max.is_some_and(|m| m < min) {
+        return Some((i..k + 1, "Illegal repetition range".into()));
+    }
+    None
 }
 
 pub fn check(ctx: &Context, out: &mut Findings) {
@@ -167,7 +250,9 @@ mod tests {
     fn only_what_java_rejects() {
         // each verdict checked with java.util.regex.Pattern.compile (Java 17)
         for bad in [
-            "(", ")", "a)", "[a-z", "*a", "+a", "a|*b", "(*a)", "a\\", "[[a]", "a|?b",
+            "(", ")", "a)", "[a-z", "*a", "+a", "a|*b", "(*a)", "a\\", "[[a]", "a|?b", "\\q",
+            "\\C", "\\E", "\\k", "\\x", "\\xGG", "\\x4", "\\u12", "\\0", "\\c", "{", "a{", "a{x}",
+            "a{2,1}", "a{,3}", "\\d{3", "a{ 3}",
         ] {
             assert!(java_regex_error(bad).is_some(), "{bad}");
         }
@@ -185,6 +270,35 @@ mod tests {
             "^[A-Z]{3}-([0-9]+)$",
             "a*?",
             "",
+            "\\a",
+            "\\e",
+            "\\G",
+            "\\h",
+            "\\R",
+            "\\X",
+            "\\cA",
+            "\\01",
+            "\\1",
+            "\\-",
+            "\\_",
+            "a{3}",
+            "x{2,}",
+            "{3}",
+            "[{]",
+            "\\{",
+            "a{3}{2}",
+            "(a){2}",
+            "^{2}",
+            "a|{2}",
+            "\\pL",
+            "\\p{Lu}",
+            "\\x41",
+            "\\x{1F600}",
+            "\\u0041",
+            "(?<n>a)\\k<n>",
+            "\\b{g}",
+            "\\N{LATIN SMALL LETTER A}",
+            "\\p{Lu}{2}",
         ] {
             assert_eq!(java_regex_error(good), None, "{good}");
         }
