@@ -20,4 +20,5 @@ pub use config::{Config, ConfigError};
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Location, Related, Severity};
 pub use engine::{lint, lint_configured, Context, Findings, Selection};
 pub use registry::{find, DocExample, ExampleFile, ExampleKind, RuleMeta, RULES};
+pub use rules::pipeline::read as read_pipeline_source;
 pub use scope::Scope;

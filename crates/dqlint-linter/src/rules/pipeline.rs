@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use dqlint_pipeline::model::{Constraint, Dataset, Language, PipelineExpectation, PipelineFile};
 use dqlint_pipeline::quarantine::QuarantinePattern;
-use dqlint_project::{FileId, FileKind, SourceFile};
+use dqlint_project::{FileId, FileKind, Project, SourceFile};
 
 use crate::engine::Context;
 
@@ -60,16 +60,17 @@ fn read_sources<'a>(ctx: &Context<'a>) -> Vec<PipelineSource<'a>> {
 }
 
 fn read_model(ctx: &Context, file: &SourceFile) -> PipelineFile {
-    match file.kind {
-        FileKind::PipelineSql => dqlint_pipeline::sql::read(&file.text),
-        _ => read_python(ctx, file),
-    }
+    read(ctx.project, file)
 }
 
-/// A Python source, with the modules of the project it imports from (one
-/// level: the loader read them).
-fn read_python(ctx: &Context, file: &SourceFile) -> PipelineFile {
-    let project = ctx.project;
+/// The pipeline model of one source of `project`: the SQL reader for a
+/// SQL source, the Python reader for a Python one, with the modules of
+/// the project it imports names from (one level: the loader read them).
+/// The language server reads the file under the cursor with it.
+pub fn read(project: &Project, file: &SourceFile) -> PipelineFile {
+    if file.kind == FileKind::PipelineSql {
+        return dqlint_pipeline::sql::read(&file.text);
+    }
     let imports = |module: &str| -> Option<String> {
         dqlint_project::dialect::module_candidates(&file.rel, module)
             .iter()

@@ -43,6 +43,9 @@ pub fn definition(snapshot: &Snapshot, path: &Path, position: Position) -> Vec<L
     if found.is_empty() {
         found.extend(listed_preset(snapshot, &uris, file, offset));
     }
+    if found.is_empty() {
+        found = super::pipeline::definition(snapshot, &uris, file, offset);
+    }
     // Several flowgroups of one file share its `use_template` (and its
     // origin): each target once.
     let mut unique = Vec::with_capacity(found.len());

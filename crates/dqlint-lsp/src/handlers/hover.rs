@@ -23,6 +23,7 @@ pub fn hover(snapshot: &Snapshot, path: &Path, position: Position) -> Option<Hov
         .or_else(|| expectation_hover(snapshot, file, offset))
         .or_else(|| key_hover(snapshot, file, offset))
         .or_else(|| dqx_hover(file, offset))
+        .or_else(|| super::pipeline::hover(snapshot, file, offset))
 }
 
 /// A DQX check function's name or `criticality` in a checks file.

@@ -10,6 +10,7 @@ pub mod dqx;
 pub mod folding_range;
 pub mod hover;
 pub mod inlay_hint;
+pub mod pipeline;
 pub mod references;
 pub mod rename;
 pub mod suppress;

@@ -1,0 +1,145 @@
+//! Pipeline sources in the editor, through the protocol: diagnostics in a
+//! `.py` pipeline source as it is typed, nothing for a plain Python file,
+//! hover on a decorator and on a rule text (resolved SQL, the datasets
+//! using it), definition from `RULES['k']` to the entry and from a
+//! quarantine dataset to its clean twin, the DQ920 fix as a code action.
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+
+const PATH: &str = "transformations/sales.py";
+const SOURCE: &str = r#"from pyspark import pipelines as dp
+
+RULES = {
+    "valid_price": "price IS NOT NULL AND price > 0",
+    "valid_id": "order_id IS NOT NULL",
+}
+
+@dp.temporary_view()
+def raw_sales():
+    return spark.readStream.table("raw_ingestion")
+
+@dp.table()
+@dp.expect_all_or_drop(RULES)
+def sales_clean():
+    return spark.readStream.table("raw_sales")
+
+@dp.table()
+def sales_quarantine():
+    return spark.readStream.table("raw_sales").filter(f"NOT ({RULES['valid_price']})")
+"#;
+
+fn at(uri: &str, line: u32, character: u32) -> Value {
+    json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } })
+}
+
+fn hover_text(hover: &Value) -> String {
+    hover["contents"]["value"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a markdown hover: {hover}"))
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pipeline_source_gets_diagnostics_hovers_definitions_and_fixes() {
+    let project = TestProject::new(&[
+        (".git/HEAD", "ref: refs/heads/main\n"),
+        (PATH, SOURCE),
+        ("tools/plain.py", "import os\ndef f(:\n"),
+    ]);
+    let uri = project.uri(PATH);
+    let mut client = TestClient::start();
+    client
+        .initialize(&project.root, json!({ "debounceMs": 10 }))
+        .await;
+    client.open(&project.path(PATH), 1);
+    let first = client.diagnostics(&uri, |p| p["version"] == 1).await;
+    assert_eq!(codes(&first), ["DQ920"]);
+
+    // Hover on the decorator: what a failing row does.
+    let text = hover_text(&client.request("textDocument/hover", at(&uri, 12, 5)).await);
+    assert!(
+        text.contains("(drop): a failing row is **dropped**"),
+        "{text}"
+    );
+    // Hover on the dict entry: the SQL and the datasets using it (on the
+    // filter itself, the finding's hover comes first).
+    let text = hover_text(&client.request("textDocument/hover", at(&uri, 3, 25)).await);
+    assert!(text.contains("price IS NOT NULL AND price > 0"), "{text}");
+    assert!(
+        text.contains("`sales_clean`: expectation `valid_price` (drop)"),
+        "{text}"
+    );
+    assert!(text.contains("`sales_quarantine`: row filter"), "{text}");
+
+    // Definition: the subscript -> the dict entry; the quarantine -> its twin.
+    let entry = client
+        .request("textDocument/definition", at(&uri, 18, 65))
+        .await;
+    assert_eq!(
+        entry[0]["range"]["start"],
+        json!({ "line": 3, "character": 20 }),
+        "{entry}"
+    );
+    let twin = client
+        .request("textDocument/definition", at(&uri, 17, 8))
+        .await;
+    assert_eq!(
+        twin[0]["range"]["start"],
+        json!({ "line": 13, "character": 4 }),
+        "{twin}"
+    );
+
+    // The unsafe fix as a code action, applied by the client.
+    let finding = diagnostic(&first, "DQ920").clone();
+    let actions = client
+        .request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": { "uri": uri },
+                "range": finding["range"],
+                "context": { "diagnostics": [finding] }
+            }),
+        )
+        .await;
+    let fix = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| {
+            a["title"]
+                .as_str()
+                .is_some_and(|t| t.contains("NOT (price IS NOT NULL"))
+        })
+        .unwrap_or_else(|| panic!("a DQ920 fix among {actions}"));
+    let edits = &fix["edit"]["documentChanges"][0]["edits"];
+    assert_eq!(edits[0]["range"], range((18, 54), (18, 85)));
+    assert_eq!(
+        edits[0]["newText"],
+        "\"NOT (price IS NOT NULL AND price > 0 AND order_id IS NOT NULL)\""
+    );
+
+    // Typing the fix in: the finding goes.
+    client.change(
+        &project.path(PATH),
+        2,
+        (18, 54),
+        (18, 85),
+        "\"NOT (price IS NOT NULL AND price > 0 AND order_id IS NOT NULL)\"",
+    );
+    let fixed = client.diagnostics(&uri, |p| p["version"] == 2).await;
+    assert_eq!(codes(&fixed), Vec::<String>::new());
+
+    // A Python file that is no pipeline source gets nothing, even broken.
+    let all = client
+        .drain_until_quiet(std::time::Duration::from_millis(300))
+        .await;
+    assert!(
+        !all.iter()
+            .any(|m| m["params"]["uri"] == project.uri("tools/plain.py")),
+        "{all:?}"
+    );
+    assert!(client.shutdown_and_exit().await);
+}
