@@ -75,6 +75,12 @@ fn pipeline_findings(ctx: &Context) -> Vec<ExpressionFinding> {
     use dqlint_sql::expr::ExprFact;
 
     let fails = "the pipeline update fails when it analyses the dataset";
+    // A call of a Python UDF of the pipeline is DQ910's finding.
+    let python_udfs: Vec<String> = crate::rules::pipeline::sources(ctx)
+        .iter()
+        .flat_map(|s| s.model.python_udfs.iter())
+        .map(|u| u.name.to_ascii_lowercase())
+        .collect();
     let mut out = Vec::new();
     for source in crate::rules::pipeline::sources(ctx) {
         for dataset in &source.model.datasets {
@@ -92,6 +98,13 @@ fn pipeline_findings(ctx: &Context) -> Vec<ExpressionFinding> {
                         // `${key}` is a pipeline configuration parameter
                         // the runtime substitutes.
                         ExprFact::SubstitutionToken => continue,
+                        ExprFact::UnknownFunction
+                            if text.text.get(f.range.clone()).is_some_and(|called| {
+                                python_udfs.contains(&called.trim_matches('`').to_ascii_lowercase())
+                            }) =>
+                        {
+                            continue
+                        }
                         ExprFact::SyntaxError | ExprFact::UnknownFunction => {
                             with_consequence(&f.message, fails)
                         }

@@ -360,6 +360,13 @@ registry! {
     "DQ859" "dqx-output-is-quarantine" Error File dqx/dq859_dqx_output_is_quarantine;
     "DQ860" "dqx-checks-and-location" Warning File dqx/dq860_dqx_checks_and_location;
     "DQ861" "dqx-prefiltered-errors" Info File dqx/dq861_dqx_prefiltered_errors;
+    "DQ901" "dlt-unknown-expectation-decorator" Error File pipeline/dq901_dlt_unknown_expectation_decorator;
+    "DQ902" "dlt-expectation-misplaced" Error File pipeline/dq902_dlt_expectation_misplaced;
+    "DQ903" "dlt-expectation-arguments" Error Pipelines pipeline/dq903_dlt_expectation_arguments;
+    "DQ904" "dlt-duplicate-expectation-name" Error Pipelines pipeline/dq904_dlt_duplicate_expectation_name;
+    "DQ910" "dlt-constraint-python-udf" Error Pipelines pipeline/dq910_dlt_constraint_python_udf;
+    "DQ911" "dlt-constraint-not-static" Info Pipelines pipeline/dq911_dlt_constraint_not_static;
+    "DQ912" "dlt-warn-only-expectations" Info File pipeline/dq912_dlt_warn_only_expectations;
     "DQ920" "dlt-quarantine-not-negation" Error Pipelines pipeline/dq920_dlt_quarantine_not_negation;
     "DQ921" "dlt-quarantine-null-gap" Warning Pipelines pipeline/dq921_dlt_quarantine_null_gap;
     "DQ922" "dlt-quarantine-warn-rule" Warning Pipelines pipeline/dq922_dlt_quarantine_warn_rule;

@@ -50,7 +50,8 @@ const MAX_LOOP_NESTING: usize = 3;
 pub(crate) type Locals = Rc<HashMap<String, Value>>;
 
 /// Reads a Python pipeline source. `imports` gives the source of another
-/// module of the same project by its dotted name (`rules`, `conf.rules`),
+/// module of the same project by its name as written (`rules`,
+/// `conf.rules`, `.rules`),
 /// for the names this module imports from it (one level: that module's own
 /// imports are not followed). Never fails: what cannot be read is in
 /// [`PipelineFile::syntax_errors`] or an unknown value.
@@ -173,8 +174,9 @@ fn imported_values(
         let Some(from) = statement.child_by_field_name("module_name") else {
             continue;
         };
-        let name = module.text(from).trim_start_matches('.').to_string();
-        if !project_module(&name) {
+        // As written: the caller resolves a relative import (`.rules`).
+        let name = module.text(from).to_string();
+        if !project_module(name.trim_start_matches('.')) {
             continue;
         }
         let other = parsed

@@ -10,6 +10,13 @@ use dqlint_project::{FileId, FileKind, Project, SourceFile};
 
 use crate::engine::Context;
 
+pub mod dq901_dlt_unknown_expectation_decorator;
+pub mod dq902_dlt_expectation_misplaced;
+pub mod dq903_dlt_expectation_arguments;
+pub mod dq904_dlt_duplicate_expectation_name;
+pub mod dq910_dlt_constraint_python_udf;
+pub mod dq911_dlt_constraint_not_static;
+pub mod dq912_dlt_warn_only_expectations;
 pub mod dq920_dlt_quarantine_not_negation;
 pub mod dq921_dlt_quarantine_null_gap;
 pub mod dq922_dlt_quarantine_warn_rule;

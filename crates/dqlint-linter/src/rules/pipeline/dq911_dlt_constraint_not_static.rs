@@ -1,0 +1,92 @@
+//! ## What it does
+//! Reports an expectation whose constraint (or rule dict) dqlint cannot
+//! know without running the code: the result of a function call, a value
+//! read from a table or the Spark conf, a loop variable over anything but
+//! a literal list. It says what was not known, and why.
+//!
+//! ## Why is this bad?
+//! Nothing is wrong with the pipeline as such, but its rules are not
+//! checked: a syntax error, a subquery or a misspelled column in them
+//! shows only when the pipeline runs. Functions listed in `[dlt]
+//! rule_loaders` (rules from a registry, checked by the policy rules) are
+//! not reported.
+//!
+//! ## Example (bad)
+//! `pipelines/orders.py`:
+//! ```python
+//! from pyspark import pipelines as dp
+//!
+//! @dp.table
+//! @dp.expect_all_or_drop(load_rules("orders"))
+//! def orders():
+//!     return spark.readStream.table("orders_raw")
+//! ```
+//!
+//! ## Example (good)
+//! `pipelines/orders.py`:
+//! ```python
+//! from pyspark import pipelines as dp
+//!
+//! RULES = {"valid_price": "price > 0"}
+//!
+//! @dp.table
+//! @dp.expect_all_or_drop(RULES)
+//! def orders():
+//!     return spark.readStream.table("orders_raw")
+//! ```
+//!
+//! ## Fix
+//! Write the rules as literals, module-level names or a dict built from
+//! them (f-strings, `join`, comprehensions over `.items()`), import them
+//! from a module of the project, or declare the loader in `[dlt]
+//! rule_loaders`.
+
+use dqlint_pipeline::model::Constraint;
+
+use crate::diagnostic::Diagnostic;
+use crate::engine::{Context, Findings};
+use crate::registry::rule;
+use crate::rules::pipeline::sources;
+
+pub fn check(ctx: &Context, out: &mut Findings) {
+    let me = rule("DQ911");
+    for source in sources(ctx) {
+        let text: &str = &source.file.text;
+        for dataset in &source.model.datasets {
+            for e in &dataset.expectations {
+                let Constraint::Unknown { span, reason } = &e.constraint else {
+                    continue;
+                };
+                let written = text.get(span.clone()).unwrap_or("");
+                if is_rule_loader_call(written, &ctx.dlt.rule_loaders) {
+                    continue;
+                }
+                let what = match &e.name {
+                    Some(name) => format!("the constraint of `{}`", name.name),
+                    None => "this expectation's rules".to_string(),
+                };
+                out.push(Diagnostic::at(
+                    me,
+                    source.id(),
+                    span.clone(),
+                    format!(
+                        "{what} on dataset `{}` is not known statically ({reason}): it is not \
+                         checked",
+                        dataset.name.name
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// `get_rules("tag")` where `get_rules` (or `module.get_rules`) is a
+/// configured rule loader.
+fn is_rule_loader_call(written: &str, loaders: &[String]) -> bool {
+    let Some((callee, _)) = written.split_once('(') else {
+        return false;
+    };
+    let callee = callee.trim();
+    let last = callee.rsplit('.').next().unwrap_or(callee);
+    loaders.iter().any(|l| l == callee || l == last)
+}
