@@ -61,16 +61,16 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 if is_rule_loader_call(written, &ctx.dlt.rule_loaders) {
                     continue;
                 }
-                let what = match &e.name {
-                    Some(name) => format!("the constraint of `{}`", name.name),
-                    None => "this expectation's rules".to_string(),
+                let (what, are) = match &e.name {
+                    Some(name) => (format!("the constraint of `{}`", name.name), "is"),
+                    None => ("the rules of this expectation".to_string(), "are"),
                 };
                 out.push(Diagnostic::at(
                     me,
                     source.id(),
                     span.clone(),
                     format!(
-                        "{what} on dataset `{}` is not known statically ({reason}): it is not \
+                        "{what} on dataset `{}` {are} not known statically ({reason}): not \
                          checked",
                         dataset.name.name
                     ),
