@@ -62,6 +62,7 @@ pub const FIXES: &[(&str, &[&str])] = &[
     ("DQ820", &["safe"]),
     ("DQ822", &["safe"]),
     ("DQ852", &["unsafe"]),
+    ("DQ902", &["safe"]),
     ("DQ920", &["unsafe"]),
 ];
 

@@ -45,9 +45,10 @@ fn seed_002_quarantine_remediate_reinject() {
 
 #[test]
 fn seed_004_stop_bad_data() {
-    // Its quarantine reads the source a second time instead of a view.
+    // The outage: `expect` only warns. The fix's quarantine reads the
+    // source a second time instead of a view.
     assert_eq!(
         findings("seed-004"),
-        codes(&[("before.py", &[]), ("after.py", &["DQ924"])])
+        codes(&[("before.py", &["DQ912"]), ("after.py", &["DQ924"])])
     );
 }
