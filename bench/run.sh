@@ -4,10 +4,13 @@
 #      performance_testing project, side by side, interleaved runs, medians;
 #   2. the scaling curve on generated projects of 1k, 10k and 50k flowgroups;
 #   3. dqlint vs DQX's own validate_checks (databricks-labs-dqx 0.17.0,
-#      bench/dqx_validate.py) on a generated project of 2,000 checks files.
+#      bench/dqx_validate.py) on a generated project of 2,000 checks files;
+#   4. dqlint vs ruff (the Python linter a pipeline author runs anyway) on a
+#      generated repository of 2,000 Python and 400 SQL pipeline sources.
 #
-# Usage: bench/run.sh [--runs N] [--no-lhp] [--no-dqx] [--sizes "1000 10000 50000"]
-#                     [--dqx-files 2000]
+# Usage: bench/run.sh [--runs N] [--no-lhp] [--no-dqx] [--no-pipelines]
+#                     [--sizes "1000 10000 50000"] [--dqx-files 2000]
+#                     [--pipeline-files 2000]
 # Needs: cargo, python3 (for the venvs and the medians), /usr/bin/time.
 # LHP and DQX are installed from PyPI into target/bench/{lhp,dqx}-venv (not
 # committed); set LHP=/path/to/lhp or DQX_PYTHON=/path/to/python (a Python
@@ -18,6 +21,8 @@ cd "$(dirname "$0")/.."
 runs=5
 with_lhp=1
 with_dqx=1
+with_pipelines=1
+pipeline_files=2000
 sizes="1000 10000 50000"
 dqx_files=2000
 while [ $# -gt 0 ]; do
@@ -26,6 +31,8 @@ while [ $# -gt 0 ]; do
     --no-lhp) with_lhp=0; shift ;;
     --no-dqx) with_dqx=0; shift ;;
     --dqx-files) dqx_files="$2"; shift 2 ;;
+    --no-pipelines) with_pipelines=0; shift ;;
+    --pipeline-files) pipeline_files="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
@@ -155,4 +162,35 @@ if [ "$with_dqx" = 1 ]; then
   printf '| %-44s | %9s | %12s | %7s |\n' "DQX load + validate_checks (dqx_validate.py)" "$dqx_ms" "$dqx_mb" "$dqx_cpu"
   printf '| %-44s | %9s | %12s | %7s |\n' "dqlint lint --no-cache" "$cold_ms" "$cold_mb" "$cold_cpu"
   python3 -c "print(f'ratio DQX/dqlint: wall {$dqx_ms/$cold_ms:.1f}x, CPU {$dqx_cpu/max($cold_cpu,1):.1f}x')"
+fi
+
+if [ "$with_pipelines" = 1 ]; then
+  ruff="${RUFF:-}"
+  if [ -z "$ruff" ]; then
+    venv="$PWD/target/bench/ruff-venv"
+    if [ ! -x "$venv/bin/ruff" ]; then
+      python3 -m venv "$venv"
+      "$venv/bin/pip" install -q "ruff==0.17.6"
+    fi
+    ruff="$venv/bin/ruff"
+  fi
+  echo "ruff: $("$ruff" --version)"
+  project="$work/pipelines"
+  summary=$("$gen" gen-pipelines --files "$pipeline_files" --plant 50 "$project")
+  "$ruff" check --no-cache --quiet "$project" >/dev/null 2>&1 || true   # warm-up
+  : > "$work/ruff"; : > "$work/pipelines_cold"
+  for i in $(seq "$runs"); do
+    timed "$work/ruff" "$ruff" check --no-cache --quiet "$project"
+    timed "$work/pipelines_cold" "$dqlint" lint "$project" --format json --no-cache
+  done
+  read -r ruff_ms ruff_mb ruff_cpu < <(stats "$work/ruff")
+  read -r cold_ms cold_mb cold_cpu < <(stats "$work/pipelines_cold")
+  echo
+  echo "pipeline sources: $summary"
+  echo "median of $runs interleaved runs:"
+  printf '| %-44s | %9s | %12s | %7s |\n' "command" "wall ms" "peak RSS MB" "CPU ms"
+  printf '|%s|%s|%s|%s|\n' "----------------------------------------------" "-----------" "--------------" "---------"
+  printf '| %-44s | %9s | %12s | %7s |\n' "ruff check --no-cache (default rules)" "$ruff_ms" "$ruff_mb" "$ruff_cpu"
+  printf '| %-44s | %9s | %12s | %7s |\n' "dqlint lint --no-cache" "$cold_ms" "$cold_mb" "$cold_cpu"
+  python3 -c "print(f'ratio dqlint/ruff: wall {$cold_ms/max($ruff_ms,1):.2f}x, CPU {$cold_cpu/max($ruff_cpu,1):.2f}x')"
 fi

@@ -19,8 +19,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 mod dqx;
+mod pipelines;
 
 pub use dqx::{generate_dqx, DqxPlan, DqxSummary};
+pub use pipelines::{generate_pipelines, PipelinePlan, PipelineSummary};
 
 /// What to generate.
 #[derive(Clone, Debug)]

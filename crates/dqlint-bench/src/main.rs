@@ -1,17 +1,20 @@
 //! `dqlint-bench gen --flowgroups N [--plant EVERY] OUT`: writes a synthetic
 //! LHP project (see the library docs) and prints what it wrote;
 //! `dqlint-bench gen-dqx --files N [--plant EVERY] OUT` the same for DQX
-//! checks files and a run config.
+//! checks files and a run config; `dqlint-bench gen-pipelines --files N
+//! [--plant EVERY] OUT` for Python and SQL pipeline sources.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use dqlint_bench::{generate, generate_dqx, DqxPlan, Plan};
+use dqlint_bench::{generate, generate_dqx, generate_pipelines, DqxPlan, PipelinePlan, Plan};
 
 const USAGE: &str = "usage: dqlint-bench gen --flowgroups N [--plant EVERY] OUT\n\
        dqlint-bench gen-dqx --files N [--plant EVERY] OUT\n\
+       dqlint-bench gen-pipelines --files N [--plant EVERY] OUT\n\
   --flowgroups N   number of flowgroups (spread over 5 layers and N/100 domains)\n\
-  --files N        number of DQX checks files (12 checks each; one in five JSON)\n\
+  --files N        number of DQX checks files (12 checks each; one in five JSON),\n\
+                   or of Python pipeline sources (and one SQL source per five)\n\
   --plant EVERY    plant findings in every EVERY-th flowgroup of the planted kinds, or checks file (default: none)\n\
   OUT              folder to create (must not exist or be empty)";
 
@@ -29,8 +32,8 @@ fn main() -> ExitCode {
 fn run(args: &[String]) -> Result<(), String> {
     let mut args = args.iter();
     let command = args.next().map(String::as_str);
-    if !matches!(command, Some("gen" | "gen-dqx")) {
-        return Err("the commands are `gen` and `gen-dqx`".into());
+    if !matches!(command, Some("gen" | "gen-dqx" | "gen-pipelines")) {
+        return Err("the commands are `gen`, `gen-dqx` and `gen-pipelines`".into());
     }
     let size_flag = if command == Some("gen") {
         "--flowgroups"
@@ -61,6 +64,24 @@ fn run(args: &[String]) -> Result<(), String> {
         return Err(format!("{} is not empty", out.display()));
     }
     let cannot_write = |e: std::io::Error| format!("cannot write {}: {e}", out.display());
+    if command == Some("gen-pipelines") {
+        let plan = PipelinePlan {
+            files: size,
+            plant_every,
+        };
+        let summary = generate_pipelines(&plan, &out).map_err(cannot_write)?;
+        println!(
+            "{} Python and {} SQL pipeline sources, {} datasets, {} expectations, {} files, {:.1} MB, {} planted findings",
+            summary.python_files,
+            summary.sql_files,
+            summary.datasets,
+            summary.expectations,
+            summary.files,
+            summary.bytes as f64 / 1_000_000.0,
+            summary.planted.len()
+        );
+        return Ok(());
+    }
     if command == Some("gen-dqx") {
         let plan = DqxPlan {
             files: size,
