@@ -192,3 +192,58 @@ pub fn dataset_named<'c>(ctx: &'c Context, name: &str) -> Option<(FileId, &'c Da
             .map(|d| (s.id(), d))
     })
 }
+
+/// The pipeline sources as the shared expectation model: one dataset per
+/// declared dataset, each known constraint with its action.
+pub struct PipelineExpectations<'c, 'a>(pub &'c [PipelineSource<'a>]);
+
+impl dqlint_project::ExpectationSource for PipelineExpectations<'_, '_> {
+    fn datasets(&self, _envs: &[dqlint_project::Env]) -> Vec<dqlint_project::DatasetExpectations> {
+        use dqlint_pipeline::model::ExpectAction;
+        use dqlint_project::{
+            Check, DatasetExpectations, Dialect, Enforcement, Expectation, RuleAction, SourceSpan,
+        };
+        let mut out = Vec::new();
+        for source in self.0 {
+            let dialect = match source.language() {
+                Language::Python => Dialect::PipelinePython,
+                Language::Sql => Dialect::PipelineSql,
+            };
+            for dataset in &source.model.datasets {
+                let expectations = dataset
+                    .expectations
+                    .iter()
+                    .filter_map(|e| {
+                        let Constraint::Known(text) = &e.constraint else {
+                            return None;
+                        };
+                        let action = match e.action {
+                            ExpectAction::Warn => RuleAction::Warn,
+                            ExpectAction::Drop => RuleAction::Drop,
+                            ExpectAction::Fail => RuleAction::Fail,
+                        };
+                        Some(Expectation {
+                            name: e.name.as_ref().map(|n| n.name.clone()),
+                            check: Check::Sql(text.text.clone()),
+                            enforcement: Enforcement::Row(action),
+                            origin: SourceSpan {
+                                file: source.id(),
+                                span: expectation_site(e),
+                            },
+                        })
+                    })
+                    .collect();
+                out.push(DatasetExpectations {
+                    dataset: dataset.name.name.clone(),
+                    dialect,
+                    origin: SourceSpan {
+                        file: source.id(),
+                        span: dataset.name.span.clone(),
+                    },
+                    expectations,
+                });
+            }
+        }
+        out
+    }
+}
