@@ -5,7 +5,11 @@ use dqlint_bench::{generate_pipelines, PipelinePlan};
 use dqlint_linter::{lint, Selection};
 use dqlint_project::{FileKind, LoadOptions, Project};
 
-fn findings(plan: &PipelinePlan) -> (usize, Vec<(String, String)>, Vec<(String, String)>) {
+/// `(code, file)` per finding.
+type Found = Vec<(String, String)>;
+
+/// The expectations generated, the findings, and the planted ones.
+fn findings(plan: &PipelinePlan) -> (usize, Found, Found) {
     let dir = tempfile::tempdir().unwrap();
     let summary = generate_pipelines(plan, dir.path()).unwrap();
     let project = Project::load(dir.path(), &LoadOptions::default()).unwrap();
@@ -16,7 +20,7 @@ fn findings(plan: &PipelinePlan) -> (usize, Vec<(String, String)>, Vec<(String, 
         .count();
     assert_eq!(sources, summary.python_files + summary.sql_files);
     assert!(project.files.iter().all(|f| f.kind != FileKind::Sql));
-    let mut found: Vec<(String, String)> = lint(&project, &Selection::default())
+    let mut found: Found = lint(&project, &Selection::default())
         .into_iter()
         .map(|d| {
             (
@@ -26,7 +30,7 @@ fn findings(plan: &PipelinePlan) -> (usize, Vec<(String, String)>, Vec<(String, 
         })
         .collect();
     found.sort();
-    let mut planted: Vec<(String, String)> = summary
+    let mut planted: Found = summary
         .planted
         .iter()
         .map(|p| (p.code.to_string(), p.file.clone()))
