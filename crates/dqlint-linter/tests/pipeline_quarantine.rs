@@ -112,3 +112,35 @@ fn no_pattern_is_claimed_without_a_shared_upstream_or_a_marker() {
     let found = lint_sources(&[("pipelines/sales.py", &source)]);
     assert!(found.is_empty(), "{found:?}");
 }
+
+/// A generated rule dict of `n` rules used by `expect_all_or_drop` and a
+/// quarantine joining every rule (2n AND terms).
+fn large_dict(n: usize) -> String {
+    let mut s = String::from("from pyspark import pipelines as dp\n\nR = {\n");
+    for i in 0..n {
+        s.push_str(&format!(
+            "    \"r{i}\": \"c{i} IS NOT NULL AND c{i} > {i}\",\n"
+        ));
+    }
+    s.push_str("}\n\n@dp.table()\n@dp.expect_all_or_drop(R)\ndef wide_clean():\n    return spark.readStream.table(\"wide_raw\")\n\n@dp.table()\ndef wide_quarantine():\n    return spark.readStream.table(\"wide_raw\").filter(\"NOT({0})\".format(\" AND \".join(R.values())))\n");
+    s
+}
+
+#[test]
+fn a_very_large_rule_dict_does_not_overflow_the_stack() {
+    // The CLI's rayon workers have 2 MB stacks, as a test thread has.
+    for n in [1500, 2000, 5000] {
+        let source = large_dict(n);
+        let found = std::thread::Builder::new()
+            .stack_size(2 * 1024 * 1024)
+            .spawn(move || lint_sources(&[("transformations/wide.py", &source)]))
+            .unwrap()
+            .join()
+            .expect("no stack overflow");
+        // Each reads the source itself (DQ924); nothing else is claimed.
+        assert!(
+            found.iter().all(|(code, _)| code == "DQ924"),
+            "{n}: {found:?}"
+        );
+    }
+}
