@@ -24,7 +24,8 @@ use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, Whitespace
 
 use crate::eval::Evaluated;
 use crate::model::{
-    AutoCdc, CdcSource, Constraint, Dataset, DatasetKind, ExpectAction, Flow, LegacyUse, Named,
+    AutoCdc, CdcSource, ComputedColumn, Constraint, Dataset, DatasetKind, ExpectAction, Flow,
+    LegacyUse, Named,
     PipelineExpectation, PipelineFile, Read, RowFilter,
 };
 
@@ -279,6 +280,7 @@ struct QueryFacts {
     reads: Vec<Read>,
     row_filters: Vec<RowFilter>,
     select_list: Option<Vec<Named>>,
+    computed_columns: Vec<ComputedColumn>,
 }
 
 impl StatementReader<'_, '_> {
@@ -599,6 +601,7 @@ impl StatementReader<'_, '_> {
                 dataset.reads = facts.reads;
                 dataset.row_filters = facts.row_filters;
                 dataset.select_list = facts.select_list;
+                dataset.computed_columns = facts.computed_columns;
             }
             Some(q) => {
                 let span = self.span(q - 1, q);
@@ -824,6 +827,7 @@ impl StatementReader<'_, '_> {
         }
         if let (Some(s), Some(f)) = (select_at, from_at) {
             facts.select_list = self.select_list(s + 1, f);
+            facts.computed_columns = self.computed_columns(s + 1, f);
         }
         if let Some(w) = where_at {
             let end = self
@@ -871,6 +875,35 @@ impl StatementReader<'_, '_> {
             out.push(Named { name, span });
         }
         (!out.is_empty()).then_some(out)
+    }
+
+    /// The items of a select list that compute a column, `expr AS c` where
+    /// `expr` is not a plain column (`*` items do not hide the others).
+    fn computed_columns(&self, lo: usize, hi: usize) -> Vec<ComputedColumn> {
+        let mut out = Vec::new();
+        for (a, b) in self.items(lo, hi) {
+            let Some(at) = (a..b).rev().find(|&i| self.kw(i, "AS")) else {
+                continue;
+            };
+            if at + 2 != b || at == a {
+                continue;
+            }
+            let Some(alias) = word(&self.toks[at + 1]) else {
+                continue;
+            };
+            if matches!(self.name(a), Some((_, end)) if end == at) {
+                continue;
+            }
+            let expression = self.span(a, at);
+            out.push(ComputedColumn {
+                name: Named {
+                    name: alias.to_string(),
+                    span: self.span(at + 1, b),
+                },
+                expression: self.source[expression].to_string(),
+            });
+        }
+        out
     }
 
     /// `CREATE FLOW name [COMMENT '...'] AS INSERT INTO ... | AUTO CDC INTO ...`.
@@ -988,6 +1021,7 @@ impl StatementReader<'_, '_> {
                     let facts = self.query(i + 2, next.saturating_sub(1).max(i + 2));
                     cdc.source_reads = facts.reads;
                     cdc.source_select_list = facts.select_list;
+                    cdc.source_computed_columns = facts.computed_columns;
                 }
                 cdc.source = source;
                 i = next;
@@ -1407,6 +1441,41 @@ CREATE TEMPORARY LIVE VIEW v AS SELECT * FROM STREAM LIVE.silver;
         assert!(!file.flows[0].reads[0].streaming);
         assert!(file.flows[1].reads[0].streaming);
         assert_eq!(file.flows[1].select_list.as_ref().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn computed_columns_of_select_lists() {
+        let source = "\
+CREATE OR REFRESH STREAMING TABLE orders_stamped AS
+SELECT *, current_timestamp() AS ingested_at, o.id AS order_id, amount * 2 AS doubled
+FROM STREAM(orders_raw) o;
+
+CREATE OR REFRESH STREAMING TABLE orders;
+CREATE FLOW orders_cdc AS AUTO CDC INTO orders
+FROM (SELECT id, now() AS seen FROM STREAM(orders_raw))
+KEYS (id)
+SEQUENCE BY seen;
+";
+        let file = read(source);
+        assert_eq!(file.syntax_errors, vec![]);
+        let computed: Vec<_> = file.datasets[0]
+            .computed_columns
+            .iter()
+            .map(|c| (c.name.name.as_str(), c.expression.as_str()))
+            .collect();
+        // `o.id AS order_id` renames a column: nothing is computed.
+        assert_eq!(
+            computed,
+            [("ingested_at", "current_timestamp()"), ("doubled", "amount * 2")]
+        );
+        assert_eq!(text(source, &file.datasets[0].computed_columns[0].name.span), "ingested_at");
+        let cdc = &file.auto_cdc[0];
+        let computed: Vec<_> = cdc
+            .source_computed_columns
+            .iter()
+            .map(|c| (c.name.name.as_str(), c.expression.as_str()))
+            .collect();
+        assert_eq!(computed, [("seen", "now()")]);
     }
 
     #[test]
