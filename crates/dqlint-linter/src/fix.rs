@@ -203,13 +203,29 @@ pub fn apply_edits(text: &str, edits: &[TextEdit]) -> Result<String, String> {
 pub enum Syntax {
     Yaml,
     Sql,
+    /// A Python pipeline source (tree-sitter-python's errors).
+    Python,
+    /// A SQL pipeline source (the pipeline SQL reader's errors: the DDL
+    /// parser does not read CREATE STREAMING TABLE or AUTO CDC).
+    PipelineSql,
 }
 
 impl Syntax {
     pub fn of(path: &Path) -> Syntax {
         match path.extension().and_then(|e| e.to_str()) {
             Some(ext) if ext.eq_ignore_ascii_case("sql") => Syntax::Sql,
+            Some(ext) if ext.eq_ignore_ascii_case("py") => Syntax::Python,
             _ => Syntax::Yaml,
+        }
+    }
+
+    /// The syntax of a project file: by its kind for pipeline sources, by
+    /// its extension otherwise.
+    pub fn of_file(file: &dqlint_project::SourceFile) -> Syntax {
+        match file.kind {
+            dqlint_project::FileKind::PipelinePython => Syntax::Python,
+            dqlint_project::FileKind::PipelineSql => Syntax::PipelineSql,
+            _ => Syntax::of(&file.path),
         }
     }
 
@@ -226,6 +242,12 @@ impl Syntax {
                 .into_iter()
                 .map(|e| (e.range, e.message))
                 .collect(),
+            Syntax::Python => dqlint_pipeline::PythonModule::parse(text)
+                .syntax_errors()
+                .into_iter()
+                .map(|e| (e.span, e.message))
+                .collect(),
+            Syntax::PipelineSql => dqlint_pipeline::sql::read(text).syntax_errors,
         }
     }
 }
@@ -243,7 +265,8 @@ pub fn fixed_text(syntax: Syntax, before: &str, edits: &[TextEdit]) -> Result<St
     if errors_after.len() > errors_before {
         let what = match syntax {
             Syntax::Yaml => "YAML",
-            Syntax::Sql => "SQL",
+            Syntax::Sql | Syntax::PipelineSql => "SQL",
+            Syntax::Python => "Python",
         };
         let (_, first) = &errors_after[0];
         return Err(format!(
@@ -298,7 +321,7 @@ pub fn apply_plan(project: &Project, mut plan: FixPlan) -> RoundResult {
         let mut changed = Vec::new();
         for (file, edits) in plan.by_file() {
             let source = project.file(file);
-            match fixed_text(Syntax::of(&source.path), &source.text, &edits) {
+            match fixed_text(Syntax::of_file(source), &source.text, &edits) {
                 Ok(after) => changed.push(ChangedFile {
                     path: source.path.clone(),
                     rel: source.rel.clone(),

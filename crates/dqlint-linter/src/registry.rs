@@ -364,6 +364,8 @@ registry! {
     "DQ902" "dlt-expectation-misplaced" Error File pipeline/dq902_dlt_expectation_misplaced;
     "DQ903" "dlt-expectation-arguments" Error Pipelines pipeline/dq903_dlt_expectation_arguments;
     "DQ904" "dlt-duplicate-expectation-name" Error Pipelines pipeline/dq904_dlt_duplicate_expectation_name;
+    "DQ905" "dlt-unsupported-on-runtime" Error File pipeline/dq905_dlt_unsupported_on_runtime;
+    "DQ906" "dlt-legacy-api" Info File pipeline/dq906_dlt_legacy_api;
     "DQ910" "dlt-constraint-python-udf" Error Pipelines pipeline/dq910_dlt_constraint_python_udf;
     "DQ911" "dlt-constraint-not-static" Info Pipelines pipeline/dq911_dlt_constraint_not_static;
     "DQ912" "dlt-warn-only-expectations" Info File pipeline/dq912_dlt_warn_only_expectations;
@@ -373,6 +375,14 @@ registry! {
     "DQ923" "dlt-quarantine-fail-rule" Info Pipelines pipeline/dq923_dlt_quarantine_fail_rule;
     "DQ924" "dlt-quarantine-separate-reads" Info Pipelines pipeline/dq924_dlt_quarantine_separate_reads;
     "DQ925" "dlt-reinject-schema-mismatch" Warning Pipelines pipeline/dq925_dlt_reinject_schema_mismatch;
+    "DQ930" "dlt-cdc-source-not-a-name" Error Pipelines pipeline/dq930_dlt_cdc_source_not_a_name;
+    "DQ931" "dlt-cdc-target-not-declared" Error Pipelines pipeline/dq931_dlt_cdc_target_not_declared;
+    "DQ932" "dlt-cdc-sequence-by-missing" Error File pipeline/dq932_dlt_cdc_sequence_by_missing;
+    "DQ933" "dlt-cdc-sequence-by-processing-time" Warning Pipelines pipeline/dq933_dlt_cdc_sequence_by_processing_time;
+    "DQ934" "dlt-cdc-qualified-column" Error File pipeline/dq934_dlt_cdc_qualified_column;
+    "DQ935" "dlt-cdc-include-and-except" Error File pipeline/dq935_dlt_cdc_include_and_except;
+    "DQ936" "dlt-cdc-track-history-without-scd2" Error File pipeline/dq936_dlt_cdc_track_history_without_scd2;
+    "DQ937" "dlt-cdc-invalid-scd-type" Error File pipeline/dq937_dlt_cdc_invalid_scd_type;
 }
 
 /// A rule by code (`DQ107`) or name (`expectations-file-not-found`).

@@ -14,6 +14,8 @@ pub mod dq901_dlt_unknown_expectation_decorator;
 pub mod dq902_dlt_expectation_misplaced;
 pub mod dq903_dlt_expectation_arguments;
 pub mod dq904_dlt_duplicate_expectation_name;
+pub mod dq905_dlt_unsupported_on_runtime;
+pub mod dq906_dlt_legacy_api;
 pub mod dq910_dlt_constraint_python_udf;
 pub mod dq911_dlt_constraint_not_static;
 pub mod dq912_dlt_warn_only_expectations;
@@ -23,6 +25,14 @@ pub mod dq922_dlt_quarantine_warn_rule;
 pub mod dq923_dlt_quarantine_fail_rule;
 pub mod dq924_dlt_quarantine_separate_reads;
 pub mod dq925_dlt_reinject_schema_mismatch;
+pub mod dq930_dlt_cdc_source_not_a_name;
+pub mod dq931_dlt_cdc_target_not_declared;
+pub mod dq932_dlt_cdc_sequence_by_missing;
+pub mod dq933_dlt_cdc_sequence_by_processing_time;
+pub mod dq934_dlt_cdc_qualified_column;
+pub mod dq935_dlt_cdc_include_and_except;
+pub mod dq936_dlt_cdc_track_history_without_scd2;
+pub mod dq937_dlt_cdc_invalid_scd_type;
 
 /// One pipeline source with what it declares.
 pub struct PipelineSource<'a> {
