@@ -64,6 +64,8 @@ pub const FIXES: &[(&str, &[&str])] = &[
     ("DQ852", &["unsafe"]),
     ("DQ902", &["safe"]),
     ("DQ920", &["unsafe"]),
+    ("DQ930", &["unsafe"]),
+    ("DQ931", &["safe"]),
 ];
 
 /// The kinds of fix a rule offers (empty: none).
