@@ -149,7 +149,10 @@ if True:
     )
 "
     );
-    assert_eq!(lint(&[("pipelines/orders.py", &fixed)]).findings(), Vec::<String>::new());
+    assert_eq!(
+        lint(&[("pipelines/orders.py", &fixed)]).findings(),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
@@ -192,7 +195,10 @@ COLUMNS * EXCEPT (operation)
 STORED AS SCD TYPE 2
 TRACK HISTORY ON *;
 ";
-    let linted = lint(&[("pipelines/orders.py", python), ("pipelines/customers.sql", sql)]);
+    let linted = lint(&[
+        ("pipelines/orders.py", python),
+        ("pipelines/customers.sql", sql),
+    ]);
     assert_eq!(linted.findings(), Vec::<String>::new());
 }
 
@@ -209,7 +215,10 @@ FROM STREAM(orders_raw)
 KEYS (id)
 SEQUENCE BY ts;
 ";
-    let linted = lint(&[("pipelines/tables.py", declared), ("pipelines/orders.sql", flow)]);
+    let linted = lint(&[
+        ("pipelines/tables.py", declared),
+        ("pipelines/orders.sql", flow),
+    ]);
     assert_eq!(linted.findings(), Vec::<String>::new());
     let alone = lint(&[("pipelines/orders.sql", flow)]);
     assert_eq!(alone.findings(), ["DQ931 pipelines/orders.sql `orders`"]);
@@ -255,7 +264,10 @@ dp.create_auto_cdc_flow(target=\"orders\", source=\"b\", keys=[\"id\"], sequence
             "\ndp.create_streaming_table(\"orders\")\n\ndp.create_auto_cdc_flow(target=\"orders\", source=\"a\""
         )
     );
-    assert_eq!(lint(&[("pipelines/orders.py", &fixed)]).findings(), Vec::<String>::new());
+    assert_eq!(
+        lint(&[("pipelines/orders.py", &fixed)]).findings(),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
@@ -270,14 +282,20 @@ from pyspark import pipelines as dp
 
 dp.create_streaming_table(name=
 ";
-    let linted = lint(&[("pipelines/orders.py", flow), ("pipelines/tables.py", broken)]);
+    let linted = lint(&[
+        ("pipelines/orders.py", flow),
+        ("pipelines/tables.py", broken),
+    ]);
     assert_eq!(linted.one("DQ931").severity, Severity::Warning);
     let unknown = "\
 from pyspark import pipelines as dp
 
 dp.create_streaming_table(table_name())
 ";
-    let linted = lint(&[("pipelines/orders.py", flow), ("pipelines/tables.py", unknown)]);
+    let linted = lint(&[
+        ("pipelines/orders.py", flow),
+        ("pipelines/tables.py", unknown),
+    ]);
     assert_eq!(linted.one("DQ931").severity, Severity::Warning);
 }
 
@@ -295,7 +313,10 @@ dp.create_auto_cdc_flow(**CDC_OPTIONS)
 CREATE OR REFRESH STREAMING TABLE customers;
 AUTO CDC INTO customers FROM STREAM(raw) KEYS (id);
 ";
-    let linted = lint(&[("pipelines/orders.py", python), ("pipelines/customers.sql", sql)]);
+    let linted = lint(&[
+        ("pipelines/orders.py", python),
+        ("pipelines/customers.sql", sql),
+    ]);
     let mut found = linted.findings();
     found.retain(|f| !f.starts_with("DQ906"));
     assert_eq!(
@@ -476,10 +497,7 @@ CREATE OR REFRESH STREAMING TABLE d;
 APPLY CHANGES INTO d FROM STREAM(raw) KEYS (id) SEQUENCE BY ts;
 CREATE FLOW d_cdc AS AUTO CDC INTO d FROM STREAM(raw) KEYS (id) SEQUENCE BY ts;
 ";
-    let files = [
-        ("pipelines/a.py", python),
-        ("pipelines/b.sql", sql),
-    ];
+    let files = [("pipelines/a.py", python), ("pipelines/b.sql", sql)];
     let mut with_toml = files.to_vec();
     with_toml.push(("dqlint.toml", toml));
     let linted = lint(&with_toml);
@@ -495,7 +513,10 @@ CREATE FLOW d_cdc AS AUTO CDC INTO d FROM STREAM(raw) KEYS (id) SEQUENCE BY ts;
         ]
     );
     let databricks = lint(&files);
-    assert!(databricks.findings().iter().all(|f| !f.starts_with("DQ905")));
+    assert!(databricks
+        .findings()
+        .iter()
+        .all(|f| !f.starts_with("DQ905")));
 }
 
 #[test]

@@ -25,8 +25,7 @@ use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, Whitespace
 use crate::eval::Evaluated;
 use crate::model::{
     AutoCdc, CdcSource, ComputedColumn, Constraint, Dataset, DatasetKind, ExpectAction, Flow,
-    LegacyUse, Named,
-    PipelineExpectation, PipelineFile, Read, RowFilter,
+    LegacyUse, Named, PipelineExpectation, PipelineFile, Read, RowFilter,
 };
 
 /// Nesting limit handed to sqlparser's expression parser.
@@ -1466,9 +1465,15 @@ SEQUENCE BY seen;
         // `o.id AS order_id` renames a column: nothing is computed.
         assert_eq!(
             computed,
-            [("ingested_at", "current_timestamp()"), ("doubled", "amount * 2")]
+            [
+                ("ingested_at", "current_timestamp()"),
+                ("doubled", "amount * 2")
+            ]
         );
-        assert_eq!(text(source, &file.datasets[0].computed_columns[0].name.span), "ingested_at");
+        assert_eq!(
+            text(source, &file.datasets[0].computed_columns[0].name.span),
+            "ingested_at"
+        );
         let cdc = &file.auto_cdc[0];
         let computed: Vec<_> = cdc
             .source_computed_columns

@@ -66,7 +66,12 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ930");
     let names: Vec<String> = sources(ctx)
         .iter()
-        .flat_map(|s| s.model.datasets.iter().map(|d| d.name.name.to_ascii_lowercase()))
+        .flat_map(|s| {
+            s.model
+                .datasets
+                .iter()
+                .map(|d| d.name.name.to_ascii_lowercase())
+        })
         .collect();
     for source in sources(ctx) {
         for cdc in &source.model.auto_cdc {
@@ -126,7 +131,11 @@ fn wrap_in_view(
     let callee = &file[cdc.span.start..];
     let callee = &callee[..callee.find('(')?];
     let (alias, _) = callee.rsplit_once('.')?;
-    if alias.is_empty() || !alias.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+    if alias.is_empty()
+        || !alias
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    {
         return None;
     }
     let identifier = !text.is_empty()
@@ -168,7 +177,9 @@ fn wrap_in_view(
     let id = source.id();
     Some(Fix {
         applicability: Applicability::Unsafe,
-        description: format!("define the DataFrame as the temporary view `{view}` and pass its name"),
+        description: format!(
+            "define the DataFrame as the temporary view `{view}` and pass its name"
+        ),
         edits: vec![
             Edit {
                 file: id,

@@ -65,7 +65,10 @@ pub fn check(ctx: &Context, out: &mut Findings) {
         }
         for dataset in &source.model.datasets {
             // A streaming table defined with a query can take flows too.
-            if matches!(dataset.kind, DatasetKind::StreamingTable | DatasetKind::Table) {
+            if matches!(
+                dataset.kind,
+                DatasetKind::StreamingTable | DatasetKind::Table
+            ) {
                 fully_known &= name_is_known(source, &dataset.name);
                 declared.push(normal(&dataset.name.name));
             }
@@ -187,7 +190,10 @@ fn declare(source: &PipelineSource, flow_start: usize, target: &Named) -> Option
     };
     Some(Fix {
         applicability: Applicability::Safe,
-        description: format!("declare `{}` as a streaming table before the flow", target.name),
+        description: format!(
+            "declare `{}` as a streaming table before the flow",
+            target.name
+        ),
         edits: vec![Edit {
             file: source.id(),
             span: at..at,

@@ -69,7 +69,11 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     cdc.span.start..cdc.span.start + head
                 }
             };
-            let what = if python { "`sequence_by=`" } else { "`SEQUENCE BY`" };
+            let what = if python {
+                "`sequence_by=`"
+            } else {
+                "`SEQUENCE BY`"
+            };
             out.push(Diagnostic::new(
                 me,
                 &Origin::new(source.id(), span),

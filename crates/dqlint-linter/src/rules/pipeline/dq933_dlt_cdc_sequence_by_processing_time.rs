@@ -135,7 +135,11 @@ fn upstream_columns<'d>(datasets: &[&'d Dataset], name: &str) -> Vec<&'d Compute
     for _ in 0..MAX_HOPS {
         let mut next = Vec::new();
         for name in names {
-            let last = name.rsplit('.').next().unwrap_or(&name).to_ascii_lowercase();
+            let last = name
+                .rsplit('.')
+                .next()
+                .unwrap_or(&name)
+                .to_ascii_lowercase();
             if !seen.insert(last.clone()) {
                 continue;
             }
@@ -173,14 +177,18 @@ pub(crate) fn identifiers(text: &str) -> Vec<Word<'_>> {
     while i < bytes.len() {
         let c = bytes[i];
         if c == b'\'' || c == b'"' {
-            let end = text[i + 1..].find(c as char).map_or(text.len(), |e| i + 1 + e + 1);
+            let end = text[i + 1..]
+                .find(c as char)
+                .map_or(text.len(), |e| i + 1 + e + 1);
             i = end;
             after_dot = false;
             continue;
         }
         let start = i;
         let word = if c == b'`' {
-            let end = text[i + 1..].find('`').map_or(text.len(), |e| i + 1 + e + 1);
+            let end = text[i + 1..]
+                .find('`')
+                .map_or(text.len(), |e| i + 1 + e + 1);
             i = end;
             Some(&text[start..end])
         } else if c.is_ascii_alphabetic() || c == b'_' {

@@ -107,9 +107,7 @@ fn is_sql(source: &PipelineSource, named: &Named) -> bool {
     }
     let text = &*source.file.text;
     match text.get(named.span.clone()) {
-        Some(written) if written == named.name => {
-            text[..named.span.start].ends_with(['"', '\''])
-        }
+        Some(written) if written == named.name => text[..named.span.start].ends_with(['"', '\'']),
         _ => true,
     }
 }
