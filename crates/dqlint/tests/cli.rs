@@ -97,7 +97,8 @@ fn showcase_concise() {
 }
 
 /// The showcase demonstrates every rule of the registry (DQ602 needs an
-/// environment without a substitutions file, asked for with `--env`).
+/// environment without a substitutions file, asked for with `--env`;
+/// DQ905 the Apache Spark runtime, asked for with `--config`).
 #[test]
 fn showcase_triggers_every_rule() {
     let (report, _) = lint_json(&showcase(), &[]);
@@ -105,7 +106,7 @@ fn showcase_triggers_every_rule() {
     let missing: Vec<&str> = RULES
         .iter()
         .map(|r| r.code)
-        .filter(|c| *c != "DQ602" && !found.iter().any(|f| f == c))
+        .filter(|c| !["DQ602", "DQ905"].contains(c) && !found.iter().any(|f| f == c))
         .collect();
     assert!(missing.is_empty(), "fixtures/showcase triggers no finding of {missing:?}; add a mistake for each (and a line in its README)");
 
@@ -116,6 +117,15 @@ fn showcase_triggers_every_rule() {
         "`--env staging` (no substitutions/staging.yaml) gives DQ602"
     );
     assert_eq!(report["envs"], json!(["dev", "staging"]));
+
+    let (report, _) = lint_json(
+        &showcase(),
+        &["--config", "fixtures/showcase/oss-spark.toml"],
+    );
+    assert!(
+        codes_of(&report).iter().any(|c| c == "DQ905"),
+        "`runtime = \"oss-spark\"` gives DQ905 on `dlt.apply_changes`"
+    );
 }
 
 /// JSON positions are 1-based and every diagnostic names a project file.
