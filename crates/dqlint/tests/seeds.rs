@@ -36,19 +36,21 @@ fn codes(list: &[(&str, &[&str])]) -> BTreeMap<String, Vec<String>> {
 
 #[test]
 fn seed_002_quarantine_remediate_reinject() {
-    // The exact negation of the shared rule dict on one view: no DQ92x.
+    // The exact negation of the shared rule dict on one view: no DQ92x;
+    // the re-inject step passes a DataFrame as `source=` (DQ930).
     assert_eq!(
         findings("seed-002"),
-        codes(&[("before.py", &[]), ("pipeline.py", &[])])
+        codes(&[("before.py", &[]), ("pipeline.py", &["DQ930"])])
     );
 }
 
 #[test]
 fn seed_004_stop_bad_data() {
     // The outage: `expect` only warns. The fix's quarantine reads the
-    // source a second time instead of a view.
+    // source a second time instead of a view. Both files `import dlt`,
+    // the legacy module (DQ906, info).
     assert_eq!(
         findings("seed-004"),
-        codes(&[("before.py", &["DQ912"]), ("after.py", &["DQ924"])])
+        codes(&[("before.py", &["DQ906", "DQ912"]), ("after.py", &["DQ906", "DQ924"])])
     );
 }
