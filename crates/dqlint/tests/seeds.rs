@@ -51,6 +51,9 @@ fn seed_004_stop_bad_data() {
     // the legacy module (DQ906, info).
     assert_eq!(
         findings("seed-004"),
-        codes(&[("before.py", &["DQ906", "DQ912"]), ("after.py", &["DQ906", "DQ924"])])
+        codes(&[
+            ("before.py", &["DQ906", "DQ912"]),
+            ("after.py", &["DQ906", "DQ924"])
+        ])
     );
 }
