@@ -18,6 +18,14 @@
 //!       column: order_id
 //! ```
 //!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx import check_funcs
+//! from databricks.labs.dqx.rule import DQRowRule
+//!
+//! checks = [DQRowRule(criticality="warning", check_func=check_funcs.is_not_null, column="order_id")]
+//! ```
+//!
 //! ## Example (good)
 //! `quality/orders_checks.yml`:
 //! ```yaml
@@ -26,6 +34,14 @@
 //!     function: is_not_null
 //!     arguments:
 //!       column: order_id
+//! ```
+//!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx import check_funcs
+//! from databricks.labs.dqx.rule import DQRowRule
+//!
+//! checks = [DQRowRule(criticality="warn", check_func=check_funcs.is_not_null, column="order_id")]
 //! ```
 //!
 //! ## Fix

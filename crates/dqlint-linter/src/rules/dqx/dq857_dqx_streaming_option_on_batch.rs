@@ -22,6 +22,20 @@
 //!         availableNow: true
 //! ```
 //!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx.config import InputConfig, OutputConfig
+//!
+//! dq.apply_checks_and_save_in_table(
+//!     checks=checks,
+//!     input_config=InputConfig(location="main.sales.orders_py"),
+//!     output_config=OutputConfig(
+//!         location="main.sales.orders_py_valid",
+//!         options={"checkpointLocation": "/Volumes/main/sales/checkpoints/orders_py_valid"},
+//!     ),
+//! )
+//! ```
+//!
 //! ## Example (good)
 //! `.dqx/config.yml`:
 //! ```yaml
@@ -31,6 +45,17 @@
 //!       location: main.sales.orders
 //!     output_config:
 //!       location: main.sales.orders_valid
+//! ```
+//!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx.config import InputConfig, OutputConfig
+//!
+//! dq.apply_checks_and_save_in_table(
+//!     checks=checks,
+//!     input_config=InputConfig(location="main.sales.orders_py"),
+//!     output_config=OutputConfig(location="main.sales.orders_py_valid"),
+//! )
 //! ```
 //!
 //! ## Fix

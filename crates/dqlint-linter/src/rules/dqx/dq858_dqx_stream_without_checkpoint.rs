@@ -20,6 +20,17 @@
 //!       location: main.sales.orders_valid
 //! ```
 //!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx.config import InputConfig, OutputConfig
+//!
+//! dq.apply_checks_and_save_in_table(
+//!     checks=checks,
+//!     input_config=InputConfig(location="main.sales.orders_py", is_streaming=True),
+//!     output_config=OutputConfig(location="main.sales.orders_py_valid"),
+//! )
+//! ```
+//!
 //! ## Example (good)
 //! `.dqx/config.yml`:
 //! ```yaml
@@ -32,6 +43,20 @@
 //!       location: main.sales.orders_valid
 //!       options:
 //!         checkpointLocation: /Volumes/main/sales/checkpoints/orders_valid
+//! ```
+//!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx.config import InputConfig, OutputConfig
+//!
+//! dq.apply_checks_and_save_in_table(
+//!     checks=checks,
+//!     input_config=InputConfig(location="main.sales.orders_py", is_streaming=True),
+//!     output_config=OutputConfig(
+//!         location="main.sales.orders_py_valid",
+//!         options={"checkpointLocation": "/Volumes/main/sales/checkpoints/orders_py_valid"},
+//!     ),
+//! )
 //! ```
 //!
 //! ## Fix

@@ -21,6 +21,18 @@
 //!       location: main.sales.orders_valid
 //! ```
 //!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx.config import InputConfig, OutputConfig
+//!
+//! dq.apply_checks_and_save_in_table(
+//!     checks=checks,
+//!     input_config=InputConfig(location="main.sales.orders_py"),
+//!     output_config=OutputConfig(location="main.sales.orders_py_valid"),
+//!     quarantine_config=OutputConfig(location="main.sales.orders_py_valid"),
+//! )
+//! ```
+//!
 //! ## Example (good)
 //! `.dqx/config.yml`:
 //! ```yaml
@@ -32,6 +44,18 @@
 //!       location: main.sales.orders_valid
 //!     quarantine_config:
 //!       location: main.sales.orders_quarantine
+//! ```
+//!
+//! `jobs/orders_quality.py`:
+//! ```python
+//! from databricks.labs.dqx.config import InputConfig, OutputConfig
+//!
+//! dq.apply_checks_and_save_in_table(
+//!     checks=checks,
+//!     input_config=InputConfig(location="main.sales.orders_py"),
+//!     output_config=OutputConfig(location="main.sales.orders_py_valid"),
+//!     quarantine_config=OutputConfig(location="main.sales.orders_py_quarantine"),
+//! )
 //! ```
 //!
 //! ## Fix
