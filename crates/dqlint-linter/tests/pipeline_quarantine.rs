@@ -144,3 +144,48 @@ fn a_very_large_rule_dict_does_not_overflow_the_stack() {
         );
     }
 }
+
+fn one_rule_pair(rule: &str, quarantine: &str) -> String {
+    format!(
+        "from pyspark import pipelines as dp\n\n@dp.temporary_view()\ndef src():\n    return spark.readStream.table(\"raw\")\n\n@dp.table()\n@dp.expect_or_drop(\"r\", \"{rule}\")\ndef items_clean():\n    return spark.readStream.table(\"src\")\n\n@dp.table()\ndef items_quarantine():\n    return spark.readStream.table(\"src\").filter(\"{quarantine}\")\n"
+    )
+}
+
+#[test]
+fn exact_negations_the_normaliser_sees_or_cannot_decide_are_silent() {
+    for (rule, q) in [
+        (
+            "status IN ('OPEN','CLOSED')",
+            "status NOT IN ('OPEN','CLOSED')",
+        ),
+        ("x BETWEEN 1 AND 5", "x NOT BETWEEN 1 AND 5"),
+        ("x BETWEEN 1 AND 5", "x < 1 OR x > 5"),
+        ("name LIKE 'a%'", "name NOT LIKE 'a%'"),
+        ("name ILIKE 'a%'", "name NOT ILIKE 'a%'"),
+        ("`price` IS NOT NULL AND `price` > 0", "price IS NULL OR price <= 0"),
+        ("a IS NOT NULL", "isnull(a)"),
+        ("isnotnull(a)", "a IS NULL"),
+        ("a IS TRUE", "a IS NOT TRUE"),
+        // The null-safe complement: keeps the NULL prices too.
+        ("price > 0", "NOT coalesce(price > 0, false)"),
+    ] {
+        let found = lint_sources(&[("transformations/items.py", &one_rule_pair(rule, q))]);
+        assert!(found.is_empty(), "{rule} / {q}: {found:?}");
+    }
+}
+
+#[test]
+fn rules_that_are_never_null_have_no_null_gap() {
+    for rule in [
+        "coalesce(price > 0, false)",
+        "nvl(price > 0, false)",
+        "isnotnull(price) AND price > 0",
+        "NOT isnull(price) AND price > 0",
+        "(price > 0) IS TRUE",
+        "CASE WHEN price IS NULL THEN false ELSE price > 0 END",
+    ] {
+        let q = format!("NOT ({rule})");
+        let found = lint_sources(&[("transformations/items.py", &one_rule_pair(rule, &q))]);
+        assert!(found.is_empty(), "{rule}: {found:?}");
+    }
+}

@@ -151,7 +151,74 @@ fn from_expr(expr: &Expr, negate: bool) -> Predicate {
             operand: text(operand),
             negated: !negate,
         },
-        _ => atom(expr, negate),
+        // `isnull(a)` is `a IS NULL`, `isnotnull(a)` is `a IS NOT NULL`.
+        Expr::Function(f) => match (null_test(f), negate) {
+            (Some((operand, is_null)), _) => Predicate::IsNull {
+                operand: text(operand),
+                negated: is_null == negate,
+            },
+            (None, _) => atom(expr, negate),
+        },
+        // Forms with a written negation: `NOT (x IN l)` is `x NOT IN l`,
+        // likewise BETWEEN, LIKE, ILIKE; `NOT (a IS TRUE)` is `a IS NOT
+        // TRUE` (never NULL either). The negated form is kept as its text.
+        _ if negate => match negated_form(expr) {
+            Some(flipped) => Predicate::Atom(text(&flipped)),
+            None => atom(expr, true),
+        },
+        _ => atom(expr, false),
+    }
+}
+
+/// The operand of `isnull(x)` (true) or `isnotnull(x)` (false).
+fn null_test(f: &sqlparser::ast::Function) -> Option<(&Expr, bool)> {
+    use sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
+    let name = f.name.to_string().to_ascii_lowercase();
+    let is_null = match name.as_str() {
+        "isnull" => true,
+        "isnotnull" => false,
+        _ => return None,
+    };
+    let FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    match (
+        list.args.as_slice(),
+        &list.duplicate_treatment,
+        list.clauses.is_empty(),
+    ) {
+        ([FunctionArg::Unnamed(FunctionArgExpr::Expr(operand))], None, true)
+            if f.filter.is_none() && f.over.is_none() =>
+        {
+            Some((operand, is_null))
+        }
+        _ => None,
+    }
+}
+
+fn negated_form(expr: &Expr) -> Option<Expr> {
+    let mut e = expr.clone();
+    match &mut e {
+        Expr::In { negated, .. }
+        | Expr::Between { negated, .. }
+        | Expr::Like { negated, .. }
+        | Expr::ILike { negated, .. } => *negated = !*negated,
+        Expr::IsTrue(x) => e = Expr::IsNotTrue(x.clone()),
+        Expr::IsNotTrue(x) => e = Expr::IsTrue(x.clone()),
+        Expr::IsFalse(x) => e = Expr::IsNotFalse(x.clone()),
+        Expr::IsNotFalse(x) => e = Expr::IsFalse(x.clone()),
+        _ => return None,
+    }
+    Some(e)
+}
+
+/// Whether the normaliser sees into a predicate: no opaque atom inside, so
+/// two such forms that differ are told apart syntactically only.
+pub fn is_transparent(p: &Predicate) -> bool {
+    match p {
+        Predicate::And(parts) | Predicate::Or(parts) => parts.iter().all(is_transparent),
+        Predicate::Not(_) | Predicate::Atom(_) => false,
+        Predicate::Compare { .. } | Predicate::IsNull { .. } => true,
     }
 }
 
@@ -226,6 +293,20 @@ fn lowercase_outside_literals(sql: &str) -> String {
             None => {
                 if c == '\'' || c == '"' {
                     quote = Some(c);
+                }
+                if c == '`' {
+                    // `price` is price when the name needs no quoting.
+                    let name: String = chars.clone().take_while(|&n| n != '`').collect();
+                    let plain = !name.is_empty()
+                        && !name.starts_with(|n: char| n.is_ascii_digit())
+                        && name.chars().all(|n| n.is_ascii_alphanumeric() || n == '_');
+                    if plain && chars.clone().nth(name.chars().count()) == Some('`') {
+                        out.push_str(&name.to_ascii_lowercase());
+                        for _ in 0..=name.chars().count() {
+                            chars.next();
+                        }
+                        continue;
+                    }
                 }
                 out.push(c.to_ascii_lowercase());
             }
@@ -357,11 +438,41 @@ mod tests {
     }
 
     #[test]
+    fn written_negations_and_function_forms() {
+        for (a, b) in [
+            (
+                "NOT (status IN ('OPEN','CLOSED'))",
+                "status NOT IN ('OPEN', 'CLOSED')",
+            ),
+            ("NOT (x BETWEEN 1 AND 5)", "x NOT BETWEEN 1 AND 5"),
+            ("NOT (name LIKE 'a%')", "name NOT LIKE 'a%'"),
+            ("NOT (name ILIKE 'a%')", "name NOT ILIKE 'a%'"),
+            ("NOT (`price` > 0)", "price <= 0"),
+            ("NOT (a IS NOT NULL)", "isnull(a)"),
+            ("a IS NOT NULL", "isnotnull(A)"),
+            ("NOT (a IS TRUE)", "a IS NOT TRUE"),
+        ] {
+            assert_eq!(equivalent(a, b), Some(true), "{a} vs {b}");
+        }
+        assert_eq!(equivalent("NOT (x IN (1))", "x IN (1)"), Some(false));
+    }
+
+    #[test]
     fn null_gap() {
         assert_eq!(can_be_null("price > 0"), Some(true));
         assert_eq!(can_be_null("price IS NOT NULL AND price > 0"), Some(false));
         assert_eq!(can_be_null("coalesce(price, 0) > 0"), Some(false));
         assert_eq!(can_be_null("currency_code IS NOT NULL"), Some(false));
+        for never_null in [
+            "coalesce(price > 0, false)",
+            "nvl(price > 0, false)",
+            "isnotnull(price) AND price > 0",
+            "NOT isnull(price) AND price > 0",
+            "(price > 0) IS TRUE",
+            "CASE WHEN price IS NULL THEN false ELSE price > 0 END",
+        ] {
+            assert_eq!(can_be_null(never_null), Some(false), "{never_null}");
+        }
     }
 
     // Property test: a hand-rolled generator of predicates over two
@@ -373,6 +484,12 @@ mod tests {
         /// `s = 'A'` (0) or `s <> 'a'` (1): string equality is case-sensitive.
         Str(&'static str, i64),
         IsNull(&'static str, bool),
+        /// `isnull(c)` (false) or `isnotnull(c)` (true).
+        FnNull(&'static str, bool),
+        /// `c [NOT] IN (1, 2)`, `c [NOT] BETWEEN 1 AND 2`, `(c > 1) IS [NOT] TRUE`.
+        In(&'static str, bool),
+        Between(&'static str, bool),
+        IsTrue(&'static str, bool),
         Not(Box<G>),
         And(Box<G>, Box<G>),
         Or(Box<G>, Box<G>),
@@ -402,6 +519,14 @@ mod tests {
                 G::Str(["=", "<>"][rng.pick(2) as usize], rng.pick(2) as i64)
             } else if rng.pick(4) == 0 {
                 G::IsNull(col, rng.pick(2) == 0)
+            } else if rng.pick(3) == 0 {
+                let negated = rng.pick(2) == 0;
+                match rng.pick(4) {
+                    0 => G::FnNull(col, negated),
+                    1 => G::In(col, negated),
+                    2 => G::Between(col, negated),
+                    _ => G::IsTrue(col, negated),
+                }
             } else {
                 G::Cmp(col, OPS[rng.pick(6) as usize], rng.pick(3) as i64)
             }
@@ -420,6 +545,11 @@ mod tests {
             G::Str(op, v) => format!("s {op} '{}'", ["A", "a"][*v as usize]),
             G::IsNull(c, true) => format!("{c} IS NOT NULL"),
             G::IsNull(c, false) => format!("{c} IS NULL"),
+            G::FnNull(c, true) => format!("isnotnull(`{c}`)"),
+            G::FnNull(c, false) => format!("isnull({c})"),
+            G::In(c, n) => format!("{c} {}IN (1, 2)", if *n { "NOT " } else { "" }),
+            G::Between(c, n) => format!("`{c}` {}BETWEEN 1 AND 2", if *n { "NOT " } else { "" }),
+            G::IsTrue(c, n) => format!("({c} > 1) IS {}TRUE", if *n { "NOT " } else { "" }),
             G::Not(x) => format!("NOT ({})", sql(x)),
             G::And(x, y) => format!("({}) AND ({})", sql(x), sql(y)),
             G::Or(x, y) => format!("({}) OR ({})", sql(x), sql(y)),
@@ -470,7 +600,10 @@ mod tests {
                 _ => x >= *v,
             }),
             G::Str(op, v) => row[2].map(|x| (x == *v) == (*op == "=")),
-            G::IsNull(c, negated) => Some(col(c).is_none() != *negated),
+            G::IsNull(c, negated) | G::FnNull(c, negated) => Some(col(c).is_none() != *negated),
+            G::In(c, n) => col(c).map(|x| (x == 1 || x == 2) != *n),
+            G::Between(c, n) => col(c).map(|x| (1..=2).contains(&x) != *n),
+            G::IsTrue(c, n) => Some((col(c).map(|x| x > 1) == Some(true)) != *n),
             G::Not(x) => eval(x, row).map(|b| !b),
             G::And(x, y) => match (eval(x, row), eval(y, row)) {
                 (Some(false), _) | (_, Some(false)) => Some(false),

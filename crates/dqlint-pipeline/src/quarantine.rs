@@ -269,6 +269,17 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
         .cloned()
         .collect();
     let equivalent = q_core == expected_disjuncts;
+    // Forms the normaliser does not see into (`NOT coalesce(price > 0,
+    // false)`, `x < 1 OR x > 5` against `NOT BETWEEN`) may be equivalent
+    // to the rules although they differ: nothing is claimed unless the
+    // differing disjuncts are all transparent, or the quarantine only lacks
+    // some (a rule's negation missing, nothing in its place).
+    let extra: Vec<&Predicate> = q_core.difference(&expected_disjuncts).collect();
+    let missing: Vec<&Predicate> = expected_disjuncts.difference(&q_core).collect();
+    let opaque = |ps: &[&Predicate]| ps.iter().any(|p| !predicate::is_transparent(p));
+    if !equivalent && (opaque(&extra) || (!extra.is_empty() && opaque(&missing))) {
+        return None;
+    }
 
     let rule_disjuncts: BTreeSet<Predicate> = expected_rules
         .iter()
