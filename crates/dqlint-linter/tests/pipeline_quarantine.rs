@@ -162,7 +162,10 @@ fn exact_negations_the_normaliser_sees_or_cannot_decide_are_silent() {
         ("x BETWEEN 1 AND 5", "x < 1 OR x > 5"),
         ("name LIKE 'a%'", "name NOT LIKE 'a%'"),
         ("name ILIKE 'a%'", "name NOT ILIKE 'a%'"),
-        ("`price` IS NOT NULL AND `price` > 0", "price IS NULL OR price <= 0"),
+        (
+            "`price` IS NOT NULL AND `price` > 0",
+            "price IS NULL OR price <= 0",
+        ),
         ("a IS NOT NULL", "isnull(a)"),
         ("isnotnull(a)", "a IS NULL"),
         ("a IS TRUE", "a IS NOT TRUE"),
@@ -188,4 +191,65 @@ fn rules_that_are_never_null_have_no_null_gap() {
         let found = lint_sources(&[("transformations/items.py", &one_rule_pair(rule, &q))]);
         assert!(found.is_empty(), "{rule}: {found:?}");
     }
+}
+
+fn filtered_pair(clean_filter: &str, quarantine_tail: &str) -> String {
+    format!(
+        "from pyspark import pipelines as dp\n\n@dp.table()\n@dp.expect_or_drop(\"valid_quantity\", \"quantity IS NOT NULL AND quantity > 0\")\ndef orders_clean():\n    return spark.readStream.table(\"bronze\"){clean_filter}\n\n@dp.table()\ndef orders_quarantine():\n    return spark.readStream.table(\"bronze\"){quarantine_tail}\n"
+    )
+}
+
+#[test]
+fn a_row_filter_shared_by_clean_and_quarantine_is_no_extra_condition() {
+    let clean = ".filter(\"topic = 'orders'\")";
+    for q in [
+        ".filter(\"topic = 'orders' AND (quantity IS NULL OR quantity <= 0)\")",
+        ".filter(\"topic = 'orders'\").filter(\"quantity IS NULL OR quantity <= 0\")",
+        ".filter(\"topic = 'orders' AND NOT (quantity IS NOT NULL AND quantity > 0)\")",
+    ] {
+        let found = lint_sources(&[("transformations/orders.py", &filtered_pair(clean, q))]);
+        assert!(
+            found.iter().all(|(code, _)| code == "DQ924"),
+            "{q}: {found:?}"
+        );
+    }
+    // The clean side filters on something the quarantine does not: nothing claimed.
+    let found = lint_sources(&[(
+        "transformations/orders.py",
+        &filtered_pair(clean, ".filter(\"quantity IS NULL OR quantity <= 0\")"),
+    )]);
+    assert!(found.iter().all(|(code, _)| code == "DQ924"), "{found:?}");
+}
+
+#[test]
+fn the_fix_within_a_shared_filter_keeps_the_filter() {
+    let source = filtered_pair(
+        ".filter(\"topic = 'orders'\")",
+        ".filter(\"topic = 'orders' AND quantity <= 0\")",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::create_dir_all(dir.path().join("transformations")).unwrap();
+    std::fs::write(dir.path().join("transformations/orders.py"), &source).unwrap();
+    let project = Project::load(dir.path(), &LoadOptions::default()).unwrap();
+    let found = lint(&project, &Selection::default());
+    let dq920: Vec<_> = found.iter().filter(|d| d.rule.code == "DQ920").collect();
+    assert_eq!(dq920.len(), 1, "{found:?}");
+    assert!(
+        !dq920[0].message.contains("no rule rejects"),
+        "{}",
+        dq920[0].message
+    );
+    let fix = dq920[0].fix.as_ref().expect("an unsafe fix");
+    assert_eq!(
+        fix.edits[0].new_text,
+        "\"topic = 'orders' AND NOT (quantity IS NOT NULL AND quantity > 0)\""
+    );
+}
+
+#[test]
+fn a_pair_by_name_only_needs_a_shared_column() {
+    let source = "from pyspark import pipelines as dp\n\n@dp.table()\ndef bronze_encounters_quarantine():\n    return spark.readStream.table(\"bronze_encounters\").filter(\"_rescued_data IS NOT NULL\")\n\n@dp.table()\n@dp.expect_all_or_drop({\"ids\": \"encounter_id IS NOT NULL AND patient_id IS NOT NULL\"})\ndef silver_encounters():\n    return spark.readStream.table(\"bronze_encounters\")\n";
+    let found = lint_sources(&[("transformations/encounters.py", source)]);
+    assert!(found.is_empty(), "{found:?}");
 }

@@ -85,7 +85,10 @@ pub fn patterns<'a>(
             .collect();
         let chosen = match (by_rules.len(), candidates.len(), named) {
             (1, _, _) => by_rules[0],
-            (0, 1, true) => candidates[0],
+            // By name only: the quarantine must filter on a rule's column
+            // (`_rescued_data IS NOT NULL` beside `encounter_id IS NOT
+            // NULL` is another table, not this one's quarantine).
+            (0, 1, true) if shares_a_column(q, candidates[0].0 .1) => candidates[0],
             // None, or ambiguous: no pattern is claimed.
             _ => continue,
         };
@@ -192,7 +195,33 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
         .map(|c| known(c).map(|t| t.text.as_str()))
         .collect::<Option<_>>()?;
     let q_sql = conjunction(&q_texts);
-    let q_norm = predicate::normalise(&q_sql)?;
+    let mut q_norm = predicate::normalise(&q_sql)?;
+    // The clean dataset's own row filters (`.filter("topic = 'orders'")`)
+    // bound both sides: within them the quarantine should be NOT (rules).
+    // Its conjuncts equal to them are shared, not extra; when the clean
+    // dataset filters on something the quarantine does not, nothing is
+    // claimed.
+    let clean_filters: Vec<&str> = clean
+        .row_filters
+        .iter()
+        .map(|f| known(&f.predicate).map(|t| t.text.as_str()))
+        .collect::<Option<_>>()?;
+    if !clean_filters.is_empty() {
+        let shared = conjuncts(&predicate::normalise(&conjunction(&clean_filters))?);
+        let q_parts = conjuncts(&q_norm);
+        if !shared.iter().all(|c| q_parts.contains(c)) {
+            return None;
+        }
+        let mut rest: Vec<Predicate> = q_parts
+            .into_iter()
+            .filter(|c| !shared.contains(c))
+            .collect();
+        q_norm = match rest.len() {
+            0 => return None,
+            1 => rest.pop().expect("one conjunct"),
+            _ => Predicate::And(rest),
+        };
+    }
     let q_disjuncts = disjuncts(&q_norm);
 
     let mut drop_rules = Vec::new();
@@ -299,8 +328,88 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
         only_rows_failing_all,
         extra_condition,
         null_gaps,
-        exact_negation: negation(&drop_texts),
+        exact_negation: within(&clean_filters, negation(&drop_texts)),
     })
+}
+
+/// `f AND NOT (...)` within the clean dataset's row filters.
+fn within(filters: &[&str], negation: String) -> String {
+    let mut parts: Vec<String> = filters
+        .iter()
+        .map(|f| {
+            if has_word(f, "or") {
+                format!("({f})")
+            } else {
+                f.to_string()
+            }
+        })
+        .collect();
+    parts.push(negation);
+    parts.join(" AND ")
+}
+
+fn conjuncts(p: &Predicate) -> Vec<Predicate> {
+    match p {
+        Predicate::And(parts) => parts.clone(),
+        other => vec![other.clone()],
+    }
+}
+
+/// The column names a predicate text mentions: words outside string
+/// literals that are no keyword, number or function name.
+fn columns(sql: &str) -> BTreeSet<String> {
+    const KEYWORDS: [&str; 20] = [
+        "and", "or", "not", "is", "null", "in", "between", "like", "ilike", "rlike", "true",
+        "false", "case", "when", "then", "else", "end", "distinct", "from", "escape",
+    ];
+    let mut found = BTreeSet::new();
+    let mut quote: Option<char> = None;
+    let mut word = String::new();
+    let mut flush = |word: &mut String, next: Option<char>| {
+        let w = std::mem::take(word).to_ascii_lowercase();
+        if !w.is_empty()
+            && !w.starts_with(|c: char| c.is_ascii_digit())
+            && !KEYWORDS.contains(&w.as_str())
+            && next != Some('(')
+        {
+            found.insert(w);
+        }
+    };
+    let chars: Vec<char> = sql.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        let next = chars[i..].iter().copied().find(|n| !n.is_whitespace());
+        flush(&mut word, next);
+        if c == '\'' || c == '"' {
+            quote = Some(c);
+        }
+    }
+    flush(&mut word, None);
+    found
+}
+
+/// Whether the quarantine's predicate mentions a column of the clean
+/// dataset's rules (a pair claimed by name only needs it).
+fn shares_a_column(q: &Dataset, clean: &Dataset) -> bool {
+    let rule_columns: BTreeSet<String> = clean
+        .expectations
+        .iter()
+        .filter_map(|e| known(&e.constraint))
+        .flat_map(|t| columns(&t.text))
+        .collect();
+    predicate_parts(q)
+        .into_iter()
+        .filter_map(known)
+        .any(|t| !columns(&t.text).is_disjoint(&rule_columns))
 }
 
 /// `(a) AND (b)` of several texts; one text as it is.
