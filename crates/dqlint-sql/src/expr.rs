@@ -675,6 +675,20 @@ fn fixup_tokens(text: &str, tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
             }
             _ => {}
         }
+        // Spark's shifts `<<`, `>>` and `>>>` (DBR 15.4+), which sqlparser's
+        // Databricks dialect does not parse: read as another bitwise
+        // operator (a number either way), `>>>`'s last `>` dropped.
+        if matches!(t, Token::ShiftLeft | Token::ShiftRight) {
+            replace[i] = Some(Token::Ampersand);
+            if let Some(n) = next {
+                if matches!(t, Token::ShiftRight)
+                    && matches!(tokens[n].token, Token::Gt)
+                    && ranges[n].start == ranges[i].end
+                {
+                    skip[n] = true;
+                }
+            }
+        }
     }
 
     let mut out = Vec::with_capacity(tokens.len() + 1);

@@ -21,6 +21,10 @@ const VALID: &[&str] = &[
     "unit_price > 0",
     "stock_quantity >= 0",
     "_rescued_data IS NULL",
+    // bit shifts (Databricks SQL, DBR 15.4+)
+    "((flags >> 2) & 1) = 1",
+    "(mask << 3) > 0",
+    "(x >>> 1) = 0 AND y > 0",
     // regular expressions
     "email RLIKE '^[^@]+@[^@]+\\\\.[a-z]{2,}$'",
     "code REGEXP '^[A-Z]{3}[0-9]{8}$'",
