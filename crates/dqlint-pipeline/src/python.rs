@@ -60,8 +60,12 @@ fn is_pipeline_module(name: &str) -> bool {
 }
 
 impl PythonModule {
+    /// Parses a module. In a notebook export, IPython magic lines (`%pip
+    /// install ...`, `!ls`), which Databricks runs before the cell's code,
+    /// are blanked to spaces first, so they are no syntax error and every
+    /// byte offset stays the file's.
     pub fn parse(source: impl Into<String>) -> PythonModule {
-        let source = source.into();
+        let source = mask_magics(source.into());
         let mut parser = Parser::new();
         parser
             .set_language(&tree_sitter_python::LANGUAGE.into())
@@ -167,6 +171,31 @@ impl PythonModule {
     }
 }
 
+/// A notebook export with its magic lines blanked (same length).
+fn mask_magics(source: String) -> String {
+    if !source.starts_with("# Databricks notebook source") {
+        return source;
+    }
+    let is_magic = |line: &str| {
+        let code = line.trim_start_matches([' ', '\t']);
+        code.starts_with('%') || code.starts_with('!')
+    };
+    if !source.lines().any(is_magic) {
+        return source;
+    }
+    let mut out = String::with_capacity(source.len());
+    for line in source.split_inclusive('\n') {
+        if is_magic(line) {
+            let body = line.trim_end_matches(['\n', '\r']);
+            out.extend(std::iter::repeat_n(' ', body.len()));
+            out.push_str(&line[body.len()..]);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 fn collect_errors(node: Node, errors: &mut Vec<SyntaxError>) {
     if node.is_error() {
         errors.push(SyntaxError {
@@ -194,6 +223,26 @@ fn collect_errors(node: Node, errors: &mut Vec<SyntaxError>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn magic_lines_of_a_notebook_export_are_no_syntax_errors() {
+        let source = "# Databricks notebook source\n%pip install databricks-labs-dqx==0.17.0\n\n# COMMAND ----------\n\n  !ls /dbfs\nimport dlt\nx = 1\n";
+        let module = PythonModule::parse(source);
+        assert!(
+            module.syntax_errors().is_empty(),
+            "{:?}",
+            module.syntax_errors()
+        );
+        assert_eq!(module.source.len(), source.len());
+        assert_eq!(
+            &module.source[source.find("import").unwrap()..][..10],
+            "import dlt"
+        );
+        // Outside a notebook export `%pip` is invalid Python, as Python says.
+        assert!(!PythonModule::parse("%pip install x\nimport dlt\n")
+            .syntax_errors()
+            .is_empty());
+    }
 
     #[test]
     fn discovers_aliases_and_imported_names() {

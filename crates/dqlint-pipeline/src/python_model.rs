@@ -550,6 +550,9 @@ impl<'m, 'f> Reader<'m, 'f> {
             "materialized_view" => DecoratorKind::Dataset("materialized_view"),
             "temporary_view" => DecoratorKind::Dataset("temporary_view"),
             "view" => DecoratorKind::Dataset("view"),
+            // The first DLT release's names for `table` and `view`.
+            "create_table" => DecoratorKind::Dataset("create_table"),
+            "create_view" => DecoratorKind::Dataset("create_view"),
             "append_flow" => DecoratorKind::AppendFlow,
             "expect" => DecoratorKind::Expect {
                 action: ExpectAction::Warn,
@@ -647,11 +650,17 @@ impl<'m, 'f> Reader<'m, 'f> {
                         }
                     }
                 }
-                DecoratorKind::Dataset("view") => self.file.legacy.push(LegacyUse {
-                    span: decorator.node.start_byte()..decorator.callee.end_byte(),
-                    written: format!("@{}", self.text(decorator.callee)),
-                    replacement: "@dp.temporary_view".to_string(),
-                }),
+                DecoratorKind::Dataset(api @ ("view" | "create_view" | "create_table")) => {
+                    self.file.legacy.push(LegacyUse {
+                        span: decorator.node.start_byte()..decorator.callee.end_byte(),
+                        written: format!("@{}", self.text(decorator.callee)),
+                        replacement: if api == "create_table" {
+                            "@dp.table".to_string()
+                        } else {
+                            "@dp.temporary_view".to_string()
+                        },
+                    })
+                }
                 _ => {}
             }
         }
@@ -665,7 +674,7 @@ impl<'m, 'f> Reader<'m, 'f> {
             let facts = self.function_frame(function, locals);
             let kind = match api {
                 "materialized_view" => DatasetKind::MaterializedView,
-                "temporary_view" | "view" => DatasetKind::View,
+                "temporary_view" | "view" | "create_view" => DatasetKind::View,
                 _ if facts.streaming => DatasetKind::StreamingTable,
                 _ if facts.batch => DatasetKind::MaterializedView,
                 _ => DatasetKind::Table,

@@ -1471,3 +1471,22 @@ fn truncations_and_token_soup_never_panic() {
         check_spans(&s, &read(&s, &no_imports));
     }
 }
+
+#[test]
+fn the_first_dlt_release_decorators_declare_datasets() {
+    let source = "import dlt\n\n@dlt.create_table(comment=\"x\")\n@dlt.expect_or_drop(\"id\", \"id IS NOT NULL\")\ndef orders():\n    return dlt.read_stream(\"raw\")\n\n@dlt.create_view()\ndef raw_view():\n    return dlt.read(\"raw\")\n";
+    let file = dqlint_pipeline::python_model::read(source, &|_| None);
+    assert!(file.api_misuses.is_empty(), "{:?}", file.api_misuses);
+    let names: Vec<&str> = file.datasets.iter().map(|d| d.name.name.as_str()).collect();
+    assert_eq!(names, ["orders", "raw_view"]);
+    assert_eq!(file.datasets[0].expectations.len(), 1);
+    assert_eq!(
+        file.datasets[1].kind,
+        dqlint_pipeline::model::DatasetKind::View
+    );
+    let legacy: Vec<&str> = file.legacy.iter().map(|l| l.replacement.as_str()).collect();
+    assert!(
+        legacy.contains(&"@dp.table") && legacy.contains(&"@dp.temporary_view"),
+        "{legacy:?}"
+    );
+}
