@@ -11,7 +11,7 @@
 //! normalising both ([`crate::predicate`]). Nothing is decided when a text
 //! is unknown or does not parse: other checks report those.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 
 use crate::eval::Evaluated;
@@ -65,6 +65,19 @@ pub fn patterns<'a>(
     datasets: &[InFile<'a, Dataset>],
     is_quarantine_name: impl Fn(&str) -> bool,
 ) -> Vec<QuarantinePattern<'a>> {
+    // The datasets with drop rules, by the upstreams they read: a pair
+    // shares one, so each quarantine looks only at its upstreams' readers.
+    let mut readers: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, (_, d)) in datasets.iter().enumerate() {
+        if has_drop_rule(d) {
+            for read in &d.reads {
+                let list = readers.entry(upstream_name(read)).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+    }
     let mut found = Vec::new();
     for &quarantine in datasets {
         let q = quarantine.1;
@@ -72,10 +85,20 @@ pub fn patterns<'a>(
             continue;
         }
         let named = is_quarantine_name(&q.name.name);
-        let candidates: Vec<(InFile<'a, Dataset>, &'a Read, &'a Read)> = datasets
+        let mut near: Vec<usize> = q
+            .reads
             .iter()
-            .filter(|c| !std::ptr::eq(c.1, q) && has_drop_rule(c.1))
-            .filter_map(|&clean| shared_read(clean.1, q).map(|(cr, qr)| (clean, cr, qr)))
+            .filter_map(|r| readers.get(&upstream_name(r)))
+            .flatten()
+            .copied()
+            .collect();
+        near.sort_unstable();
+        near.dedup();
+        let candidates: Vec<(InFile<'a, Dataset>, &'a Read, &'a Read)> = near
+            .into_iter()
+            .map(|i| datasets[i])
+            .filter(|c| !std::ptr::eq(c.1, q))
+            .filter_map(|clean| shared_read(clean.1, q).map(|(cr, qr)| (clean, cr, qr)))
             .collect();
         let by_rules: Vec<_> = candidates
             .iter()
@@ -104,10 +127,20 @@ pub fn patterns<'a>(
     // Two datasets each the other's quarantine (both drop rows, each
     // built from the other's rule texts): the one named like a quarantine
     // is it; with no such name, neither is claimed.
-    let mutual = |p: &QuarantinePattern| {
-        found.iter().any(|o| {
-            std::ptr::eq(o.clean.1, p.quarantine.1) && std::ptr::eq(o.quarantine.1, p.clean.1)
+    let pairs: HashSet<(*const Dataset, *const Dataset)> = found
+        .iter()
+        .map(|p| {
+            (
+                p.clean.1 as *const Dataset,
+                p.quarantine.1 as *const Dataset,
+            )
         })
+        .collect();
+    let mutual = |p: &QuarantinePattern| {
+        pairs.contains(&(
+            p.quarantine.1 as *const Dataset,
+            p.clean.1 as *const Dataset,
+        ))
     };
     let keep: Vec<bool> = found
         .iter()

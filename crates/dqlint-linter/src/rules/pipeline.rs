@@ -257,3 +257,41 @@ impl dqlint_project::ExpectationSource for PipelineExpectations<'_, '_> {
         out
     }
 }
+
+/// The datasets of the pipeline sources by name, for lookups in loops
+/// (`dataset_named` scans): names match as [`same_dataset`] says.
+pub struct DatasetIndex<'c> {
+    exact: std::collections::HashMap<String, (FileId, &'c Dataset)>,
+    by_last: std::collections::HashMap<String, (FileId, &'c Dataset)>,
+}
+
+impl<'c> DatasetIndex<'c> {
+    pub fn new(ctx: &'c Context) -> DatasetIndex<'c> {
+        let mut index = DatasetIndex {
+            exact: Default::default(),
+            by_last: Default::default(),
+        };
+        for source in sources(ctx) {
+            for d in &source.model.datasets {
+                let key = dataset_key(&d.name.name);
+                let last = key.rsplit('.').next().unwrap_or("").to_string();
+                index.exact.entry(key).or_insert((source.id(), d));
+                index.by_last.entry(last).or_insert((source.id(), d));
+            }
+        }
+        index
+    }
+
+    pub fn get(&self, name: &str) -> Option<(FileId, &'c Dataset)> {
+        let key = dataset_key(name);
+        if let Some(found) = self.exact.get(&key) {
+            return Some(*found);
+        }
+        let last = key.rsplit('.').next().unwrap_or("");
+        match key.contains('.') {
+            // A qualified name matches an unqualified dataset of its last part.
+            true => self.exact.get(last).copied(),
+            false => self.by_last.get(last).copied(),
+        }
+    }
+}

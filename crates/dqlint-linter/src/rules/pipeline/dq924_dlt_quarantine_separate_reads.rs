@@ -53,14 +53,16 @@ use dqlint_project::Origin;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::pipeline::{dataset_named, file_at, quarantine_patterns};
+use crate::rules::pipeline::{file_at, quarantine_patterns, DatasetIndex};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ924");
+    let index = DatasetIndex::new(ctx);
     for pattern in quarantine_patterns(ctx) {
         let upstream = &pattern.quarantine_read.source.name;
-        let shared_view =
-            dataset_named(ctx, upstream).is_some_and(|(_, d)| d.kind == DatasetKind::View);
+        let shared_view = index
+            .get(upstream)
+            .is_some_and(|(_, d)| d.kind == DatasetKind::View);
         if shared_view {
             continue;
         }

@@ -82,7 +82,9 @@ use dqlint_project::{FileId, Origin};
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::pipeline::{dataset_named, quarantine_patterns, same_dataset, sources};
+use crate::rules::pipeline::{
+    dataset_key, quarantine_patterns, same_dataset, sources, DatasetIndex,
+};
 
 /// One branch writing into a target.
 struct Branch<'c> {
@@ -95,32 +97,50 @@ struct Branch<'c> {
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ925");
-    let quarantines: Vec<String> = quarantine_patterns(ctx)
+    let index = DatasetIndex::new(ctx);
+    let quarantines: std::collections::HashSet<String> = quarantine_patterns(ctx)
         .iter()
-        .map(|p| p.quarantine.1.name.name.clone())
+        .map(|p| dataset_key(&p.quarantine.1.name.name))
         .collect();
     let is_quarantine = |name: &str| {
-        quarantines.iter().any(|q| same_dataset(q, name)) || ctx.dlt.is_quarantine_name(name)
+        quarantines.contains(&dataset_key(name))
+            || index
+                .get(name)
+                .is_some_and(|(_, d)| quarantines.contains(&dataset_key(&d.name.name)))
+            || ctx.dlt.is_quarantine_name(name)
     };
     // Fed by a quarantine: reads one, or reads a dataset that reads one.
     let remediated = |branch: &Branch| {
         branch.reads.iter().any(|r| {
             is_quarantine(r)
-                || dataset_named(ctx, r).is_some_and(|(_, d)| {
+                || index.get(r).is_some_and(|(_, d)| {
                     d.reads
                         .iter()
                         .any(|inner| is_quarantine(&inner.source.name))
                 })
         })
     };
-    let branches = branches(ctx);
-    for fixed in branches.iter().filter(|b| remediated(b)) {
+    let branches = branches(ctx, &index);
+    let is_remediated: Vec<bool> = branches.iter().map(remediated).collect();
+    let mut by_target: std::collections::HashMap<String, Vec<usize>> = Default::default();
+    for (i, b) in branches.iter().enumerate() {
+        let key = dataset_key(b.target);
+        let last = key.rsplit('.').next().unwrap_or("").to_string();
+        by_target.entry(last).or_default().push(i);
+    }
+    for (fixed, _) in branches.iter().zip(&is_remediated).filter(|(_, r)| **r) {
         let Some(fixed_list) = fixed.select_list else {
             continue;
         };
-        let clean = branches.iter().find(|b| {
-            same_dataset(b.target, fixed.target) && !remediated(b) && b.select_list.is_some()
-        });
+        let key = dataset_key(fixed.target);
+        let last = key.rsplit('.').next().unwrap_or("");
+        let clean = by_target
+            .get(last)
+            .into_iter()
+            .flatten()
+            .filter(|&&i| !is_remediated[i])
+            .map(|&i| &branches[i])
+            .find(|b| same_dataset(b.target, fixed.target) && b.select_list.is_some());
         let Some(clean) = clean else { continue };
         let clean_list = clean.select_list.unwrap_or(&[]);
         let names = |list: &[Named]| -> BTreeSet<String> {
@@ -163,7 +183,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
 
 /// Every branch writing into a target: append flows, AUTO CDC flows, and
 /// a dataset's own query.
-fn branches<'c>(ctx: &'c Context) -> Vec<Branch<'c>> {
+fn branches<'c>(ctx: &'c Context, index: &DatasetIndex<'c>) -> Vec<Branch<'c>> {
     let names = |reads: &'c [Read]| reads.iter().map(|r| r.source.name.as_str()).collect();
     let mut out = Vec::new();
     for source in sources(ctx) {
@@ -182,7 +202,9 @@ fn branches<'c>(ctx: &'c Context) -> Vec<Branch<'c>> {
             let (reads, select_list) = match &cdc.source {
                 Some(CdcSource::Name(name)) => (
                     vec![name.name.as_str()],
-                    dataset_named(ctx, &name.name).and_then(|(_, d)| d.select_list.as_deref()),
+                    index
+                        .get(&name.name)
+                        .and_then(|(_, d)| d.select_list.as_deref()),
                 ),
                 _ => (names(&cdc.source_reads), cdc.source_select_list.as_deref()),
             };
