@@ -178,16 +178,17 @@ fn predicate_parts(d: &Dataset) -> Vec<&Constraint> {
         .collect()
 }
 
-fn upstream_name(read: &Read) -> String {
-    let name = read
-        .source
-        .name
-        .trim()
-        .replace('`', "")
-        .to_ascii_lowercase();
+/// A dataset name as the pipeline resolves it: backticks and a `LIVE.`
+/// prefix gone, lower case.
+pub fn dataset_key(name: &str) -> String {
+    let name = name.trim().replace('`', "").to_ascii_lowercase();
     name.strip_prefix("live.")
         .map(str::to_string)
         .unwrap_or(name)
+}
+
+fn upstream_name(read: &Read) -> String {
+    dataset_key(&read.source.name)
 }
 
 fn shared_read<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<(&'a Read, &'a Read)> {

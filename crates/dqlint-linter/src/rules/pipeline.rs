@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use dqlint_pipeline::model::{Constraint, Dataset, Language, PipelineExpectation, PipelineFile};
-use dqlint_pipeline::quarantine::QuarantinePattern;
+use dqlint_pipeline::quarantine::{constraint_span, QuarantinePattern};
 use dqlint_project::{FileId, FileKind, Project, SourceFile};
 
 use crate::engine::Context;
@@ -102,15 +102,6 @@ pub fn read(project: &Project, file: &SourceFile) -> PipelineFile {
     dqlint_pipeline::python_model::read(&file.text, &imports)
 }
 
-/// The span a finding about a constraint points at: the whole text's
-/// source, or where it was found unknown.
-pub fn constraint_span(constraint: &Constraint) -> Option<Range<usize>> {
-    match constraint {
-        Constraint::Known(evaluated) => evaluated.source_span(0..evaluated.text.len()),
-        Constraint::Unknown { span, .. } => Some(span.clone()),
-    }
-}
-
 /// Every clean/quarantine pair of the pipeline sources
 /// (`dqlint_pipeline::quarantine`), the quarantine recognised by `[dlt]
 /// quarantine_names` or by its use of the clean dataset's rule texts. The
@@ -172,14 +163,7 @@ pub fn python_string(text: &str) -> String {
     out
 }
 
-/// A dataset name as the pipeline resolves it: backticks and a `LIVE.`
-/// prefix gone, lower case.
-pub fn dataset_key(name: &str) -> String {
-    let name = name.trim().replace('`', "").to_ascii_lowercase();
-    name.strip_prefix("live.")
-        .map(str::to_string)
-        .unwrap_or(name)
-}
+pub use dqlint_pipeline::quarantine::dataset_key;
 
 /// Whether two written names name one dataset: equal keys, or one
 /// unqualified and equal to the other's last part.
@@ -190,17 +174,6 @@ pub fn same_dataset(a: &str, b: &str) -> bool {
     }
     let last = |s: &str| s.rsplit('.').next().unwrap_or("").to_string();
     (!a.contains('.') && a == last(&b)) || (!b.contains('.') && b == last(&a))
-}
-
-/// The dataset of the pipeline sources named `name`, with its file.
-pub fn dataset_named<'c>(ctx: &'c Context, name: &str) -> Option<(FileId, &'c Dataset)> {
-    sources(ctx).iter().find_map(|s| {
-        s.model
-            .datasets
-            .iter()
-            .find(|d| same_dataset(&d.name.name, name))
-            .map(|d| (s.id(), d))
-    })
 }
 
 /// The pipeline sources as the shared expectation model: one dataset per
@@ -259,7 +232,8 @@ impl dqlint_project::ExpectationSource for PipelineExpectations<'_, '_> {
 }
 
 /// The datasets of the pipeline sources by name, for lookups in loops
-/// (`dataset_named` scans): names match as [`same_dataset`] says.
+/// (no scan of every source per lookup): names match as [`same_dataset`]
+/// says.
 pub struct DatasetIndex<'c> {
     exact: std::collections::HashMap<String, (FileId, &'c Dataset)>,
     by_last: std::collections::HashMap<String, (FileId, &'c Dataset)>,
