@@ -53,6 +53,7 @@ pub const TOP_LEVEL_KEYS: &[&str] = &[
     "overrides",
     "dqx",
     "dlt",
+    "policy",
 ];
 /// Keys of the `[sql]` table.
 pub const SQL_KEYS: &[&str] = &["udfs"];
@@ -69,6 +70,23 @@ pub const DQX_KEYS: &[&str] = &[
 ];
 /// Keys of the `[dlt]` table.
 pub const DLT_KEYS: &[&str] = &["runtime", "quarantine_names", "rule_loaders"];
+/// Keys of the `[policy]` table.
+pub const POLICY_KEYS: &[&str] = &["mandatory", "circuit_breaker", "registry"];
+/// Keys of a `[[policy.mandatory]]` entry.
+pub const MANDATORY_KEYS: &[&str] = &[
+    "datasets",
+    "table_properties",
+    "kinds",
+    "columns",
+    "min_action",
+    "unique",
+];
+/// Keys of `[policy.circuit_breaker]`.
+pub const CIRCUIT_BREAKER_KEYS: &[&str] = &["datasets", "max_quarantine_ratio"];
+/// The rule kinds a policy can require (`other` is every rule's kind).
+pub const MANDATORY_KINDS: &[&str] = &["not_null", "unique", "range"];
+/// The values of `min_action`, weakest first.
+pub const MIN_ACTIONS: &[&str] = &["warn", "drop", "fail"];
 /// The values of `[dlt] runtime`.
 pub const DLT_RUNTIMES: &[&str] = &["databricks", "oss-spark"];
 /// The default `[dlt] quarantine_names`.
@@ -129,6 +147,200 @@ pub struct Config {
     pub dqx: DqxConfig,
     /// The `[dlt]` table.
     pub dlt: DltConfig,
+    /// The `[policy]` table: what the team requires of every dataset.
+    pub team_policy: TeamPolicy,
+}
+
+/// `[policy]`: a team's requirements on every dataset, in every dialect
+/// (`spec/policy.md`). Named apart from [`Policy`], the rule selection.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TeamPolicy {
+    /// `[[policy.mandatory]]`, in file order.
+    pub mandatory: Vec<MandatoryPolicy>,
+    pub circuit_breaker: Option<CircuitBreakerPolicy>,
+    /// `[policy] registry`: globs of the YAML files rules must come from.
+    pub registry: Vec<String>,
+}
+
+impl TeamPolicy {
+    /// Whether the file has any policy at all (without one, no policy rule
+    /// reports anything).
+    pub fn is_empty(&self) -> bool {
+        self.mandatory.is_empty() && self.circuit_breaker.is_none() && self.registry.is_empty()
+    }
+}
+
+/// A rule kind a policy can require.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MandatoryKind {
+    NotNull,
+    Unique,
+    Range,
+}
+
+impl MandatoryKind {
+    pub fn parse(text: &str) -> Option<MandatoryKind> {
+        match text {
+            "not_null" => Some(MandatoryKind::NotNull),
+            "unique" => Some(MandatoryKind::Unique),
+            "range" => Some(MandatoryKind::Range),
+            _ => None,
+        }
+    }
+
+    /// As the configuration and the messages write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            MandatoryKind::NotNull => "not_null",
+            MandatoryKind::Unique => "unique",
+            MandatoryKind::Range => "range",
+        }
+    }
+}
+
+/// The weakest action that counts for a mandatory kind: a rule that only
+/// warns keeps its failing rows, so it does not enforce anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MinAction {
+    Warn,
+    Drop,
+    Fail,
+}
+
+impl MinAction {
+    pub fn name(self) -> &'static str {
+        match self {
+            MinAction::Warn => "warn",
+            MinAction::Drop => "drop",
+            MinAction::Fail => "fail",
+        }
+    }
+}
+
+/// One `[[policy.mandatory]]` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MandatoryPolicy {
+    /// Globs over dataset names ([`dataset_glob_matches`]).
+    pub datasets: Vec<String>,
+    /// Table properties a dataset must carry, all of them, to be selected
+    /// (a dataset is selected by `datasets` or by these).
+    pub table_properties: Vec<(String, String)>,
+    /// The kinds required, in the order written, without repeats.
+    pub kinds: Vec<MandatoryKind>,
+    /// Columns a kind must be on: every listed column needs its own rule.
+    pub columns: Vec<(MandatoryKind, Vec<String>)>,
+    /// Default: `drop` (warn-only rules do not count).
+    pub min_action: MinAction,
+    /// `unique = "external"`: uniqueness is enforced outside the
+    /// pipeline, so the kind counts as present.
+    pub unique_external: bool,
+    /// The 1-based line of the entry's `[[policy.mandatory]]` header in
+    /// `dqlint.toml`, for messages.
+    pub line: u32,
+}
+
+impl MandatoryPolicy {
+    /// Whether a dataset with these names (any of them) and table
+    /// properties is one the entry applies to.
+    pub fn selects<'n>(
+        &self,
+        mut names: impl Iterator<Item = &'n str>,
+        properties: &[(String, String)],
+    ) -> bool {
+        let by_name = names.any(|n| {
+            self.datasets
+                .iter()
+                .any(|glob| dataset_glob_matches(glob, n))
+        });
+        let by_properties = !self.table_properties.is_empty()
+            && self.table_properties.iter().all(|(k, v)| {
+                properties
+                    .iter()
+                    .any(|(pk, pv)| pk.eq_ignore_ascii_case(k) && pv == v)
+            });
+        by_name || by_properties
+    }
+
+    /// The columns listed for `kind`, if any.
+    pub fn columns_of(&self, kind: MandatoryKind) -> &[String] {
+        self.columns
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or(&[][..], |(_, c)| c.as_slice())
+    }
+}
+
+/// `[policy.circuit_breaker]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CircuitBreakerPolicy {
+    /// Globs over dataset names ([`dataset_glob_matches`]).
+    pub datasets: Vec<String>,
+    /// The largest share of a batch that may be quarantined, 0 to 1.
+    pub max_quarantine_ratio: f64,
+}
+
+impl CircuitBreakerPolicy {
+    pub fn selects<'n>(&self, mut names: impl Iterator<Item = &'n str>) -> bool {
+        names.any(|n| {
+            self.datasets
+                .iter()
+                .any(|glob| dataset_glob_matches(glob, n))
+        })
+    }
+}
+
+/// Stands for a part of a dataset name that is not known statically (an
+/// LHP token an environment does not define): only a `*` of a glob covers
+/// it, whatever its value would be.
+pub const UNKNOWN_NAME_PART: char = '\u{0}';
+
+/// Whether a policy glob matches a dataset name, as Spark compares
+/// identifiers: case-insensitively, backticks left out. `*` matches any
+/// run of characters, dots included (`*.silver.*` matches
+/// `main.silver.orders`), `?` one character. A glob without a dot is
+/// compared with the last part of a qualified name too (`silver_*`
+/// matches `main.silver.silver_orders`); an unqualified name matches a
+/// dotted glob only through its `*`s (`*orders` matches `orders`,
+/// `*.silver.*` does not: its schema is not known).
+pub fn dataset_glob_matches(glob: &str, name: &str) -> bool {
+    let name: String = name
+        .chars()
+        .filter(|c| *c != '`')
+        .flat_map(char::to_lowercase)
+        .collect();
+    let glob = glob.trim().to_lowercase();
+    let full = name_wildcard_match(&glob, &name);
+    full || (!glob.contains('.')
+        && name.contains('.')
+        && name_wildcard_match(&glob, name.rsplit('.').next().unwrap_or("")))
+}
+
+/// [`wildcard_match`] in which a literal or `?` never matches
+/// [`UNKNOWN_NAME_PART`].
+fn name_wildcard_match(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
+    while ti < t.len() {
+        if pi < p.len()
+            && p[pi] != '*'
+            && t[ti] != UNKNOWN_NAME_PART
+            && (p[pi] == '?' || p[pi] == t[ti])
+        {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
 }
 
 /// `[dlt]`: how pipeline sources are read and checked (`spec/dlt.md`).
@@ -500,6 +712,9 @@ impl Config {
         if let Some(dlt) = raw.dlt {
             config.dlt = dlt_config(dlt).map_err(|(s, m)| error(Some(s), m))?;
         }
+        if let Some(policy) = raw.policy {
+            config.team_policy = team_policy(policy, text).map_err(|(s, m)| error(Some(s), m))?;
+        }
         for entry in raw.overrides.unwrap_or_default() {
             let at = entry.span();
             let entry = entry.into_inner();
@@ -730,6 +945,262 @@ struct RawConfig {
     overrides: Option<Vec<Spanned<RawOverride>>>,
     dqx: Option<RawDqx>,
     dlt: Option<RawDlt>,
+    policy: Option<RawPolicy>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPolicy {
+    mandatory: Option<Vec<Spanned<RawMandatory>>>,
+    circuit_breaker: Option<Spanned<RawCircuitBreaker>>,
+    registry: Option<Spanned<Vec<Spanned<String>>>>,
+}
+
+/// A list of strings, each at its place, and the list's own place.
+type SpannedList = Spanned<Vec<Spanned<String>>>;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMandatory {
+    datasets: Option<Spanned<Vec<Spanned<String>>>>,
+    table_properties: Option<Spanned<BTreeMap<Spanned<String>, Spanned<String>>>>,
+    kinds: Option<Spanned<Vec<Spanned<String>>>>,
+    columns: Option<BTreeMap<Spanned<String>, SpannedList>>,
+    min_action: Option<Spanned<String>>,
+    unique: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCircuitBreaker {
+    datasets: Option<Spanned<Vec<Spanned<String>>>>,
+    max_quarantine_ratio: Option<Spanned<toml::Value>>,
+}
+
+/// `datasets = [...]`: non-empty dataset-name globs.
+fn dataset_globs(list: Spanned<Vec<Spanned<String>>>, within: &str) -> Located<Vec<String>> {
+    if list.get_ref().is_empty() {
+        return Err((
+            list.span(),
+            format!("`datasets` is empty: this {within} would apply to no dataset"),
+        ));
+    }
+    let mut out = Vec::new();
+    for glob in list.into_inner() {
+        let text = glob.get_ref().trim();
+        if text.is_empty() {
+            return Err((
+                glob.span(),
+                "an empty dataset glob matches no dataset".into(),
+            ));
+        }
+        if text.contains('/') || text.contains('\\') {
+            return Err((
+                glob.span(),
+                format!("`{text}` looks like a file glob: `datasets` matches dataset names (`*.silver.*`, `silver_*`)"),
+            ));
+        }
+        out.push(text.to_string());
+    }
+    Ok(out)
+}
+
+fn team_policy(raw: RawPolicy, text: &str) -> Located<TeamPolicy> {
+    let mut out = TeamPolicy::default();
+    for entry in raw.mandatory.unwrap_or_default() {
+        let at = entry.span();
+        out.mandatory.push(mandatory(entry.into_inner(), at, text)?);
+    }
+    if let Some(breaker) = raw.circuit_breaker {
+        let at = breaker.span();
+        let breaker = breaker.into_inner();
+        let Some(datasets) = breaker.datasets else {
+            return Err((
+                at,
+                "[policy.circuit_breaker] needs `datasets = [globs]`: the datasets whose quarantine needs a breaker".into(),
+            ));
+        };
+        let datasets = dataset_globs(datasets, "circuit breaker")?;
+        let Some(ratio) = breaker.max_quarantine_ratio else {
+            return Err((
+                at,
+                "[policy.circuit_breaker] needs `max_quarantine_ratio`: the largest share of a batch that may be quarantined (`0.05`)".into(),
+            ));
+        };
+        let value = match ratio.get_ref() {
+            toml::Value::Float(f) => *f,
+            toml::Value::Integer(i) => *i as f64,
+            other => {
+                return Err((
+                    ratio.span(),
+                    format!(
+                        "`max_quarantine_ratio` is a TOML {}: write a number from 0 to 1 (`0.05` for 5%)",
+                        other.type_str()
+                    ),
+                ))
+            }
+        };
+        if !(0.0..=1.0).contains(&value) {
+            return Err((
+                ratio.span(),
+                format!(
+                    "`max_quarantine_ratio` is {value}: a ratio is from 0 to 1 (`0.05` for 5%)"
+                ),
+            ));
+        }
+        out.circuit_breaker = Some(CircuitBreakerPolicy {
+            datasets,
+            max_quarantine_ratio: value,
+        });
+    }
+    if let Some(registry) = raw.registry {
+        if registry.get_ref().is_empty() {
+            return Err((
+                registry.span(),
+                "`registry` is empty: name the YAML files rules must come from (`expectations/**/*.yaml`)".into(),
+            ));
+        }
+        for glob in registry.into_inner() {
+            compile_glob(glob.get_ref()).map_err(|m| (glob.span(), m))?;
+            out.registry.push(glob.into_inner());
+        }
+    }
+    Ok(out)
+}
+
+fn mandatory(raw: RawMandatory, at: Range<usize>, text: &str) -> Located<MandatoryPolicy> {
+    let datasets = match raw.datasets {
+        Some(list) => dataset_globs(list, "policy")?,
+        None => Vec::new(),
+    };
+    let mut table_properties = Vec::new();
+    if let Some(properties) = raw.table_properties {
+        if properties.get_ref().is_empty() {
+            return Err((
+                properties.span(),
+                "`table_properties` is empty: this policy would apply to no dataset".into(),
+            ));
+        }
+        let mut entries: Vec<_> = properties.into_inner().into_iter().collect();
+        entries.sort_by_key(|(k, _)| k.span().start);
+        for (key, value) in entries {
+            table_properties.push((key.into_inner(), value.into_inner()));
+        }
+    }
+    if datasets.is_empty() && table_properties.is_empty() {
+        return Err((
+            at,
+            "a [[policy.mandatory]] entry needs `datasets = [globs]` or `table_properties = { key = \"value\" }`: the datasets it applies to".into(),
+        ));
+    }
+    let Some(kinds_list) = raw.kinds else {
+        return Err((
+            at,
+            "a [[policy.mandatory]] entry needs `kinds`: the rule kinds every dataset must have (`not_null`, `unique`, `range`)".into(),
+        ));
+    };
+    if kinds_list.get_ref().is_empty() {
+        return Err((
+            kinds_list.span(),
+            "`kinds` is empty: this policy would require nothing".into(),
+        ));
+    }
+    let mut kinds = Vec::new();
+    for kind in kinds_list.into_inner() {
+        let parsed = parse_kind(&kind)?;
+        if !kinds.contains(&parsed) {
+            kinds.push(parsed);
+        }
+    }
+    let mut columns = Vec::new();
+    let mut listed: Vec<_> = raw.columns.unwrap_or_default().into_iter().collect();
+    listed.sort_by_key(|(k, _)| k.span().start);
+    for (kind, names) in listed {
+        let parsed = parse_kind(&kind)?;
+        if !kinds.contains(&parsed) {
+            return Err((
+                kind.span(),
+                format!(
+                    "`columns.{}` lists columns of a kind `kinds` does not require: add `{}` to `kinds`",
+                    parsed.name(),
+                    parsed.name()
+                ),
+            ));
+        }
+        if names.get_ref().is_empty() {
+            return Err((
+                names.span(),
+                format!(
+                    "`columns.{}` is empty: list the columns, or remove it",
+                    parsed.name()
+                ),
+            ));
+        }
+        let mut list = Vec::new();
+        for name in names.into_inner() {
+            let column = name.get_ref().trim().trim_matches('`');
+            if column.is_empty() {
+                return Err((name.span(), "an empty column name".into()));
+            }
+            list.push(column.to_string());
+        }
+        columns.push((parsed, list));
+    }
+    let min_action = match raw.min_action {
+        None => MinAction::Drop,
+        Some(action) => match action.get_ref().trim() {
+            "warn" => MinAction::Warn,
+            "drop" => MinAction::Drop,
+            "fail" => MinAction::Fail,
+            other => {
+                return Err((
+                    action.span(),
+                    format!("`{other}` is not an action (expected `warn`, `drop` or `fail`; LHP and DLT quarantine and DQX `error` count as `drop`)"),
+                ))
+            }
+        },
+    };
+    let unique_external = match raw.unique {
+        None => false,
+        Some(u) if u.get_ref().trim() == "external" => true,
+        Some(u) => {
+            return Err((
+                u.span(),
+                format!(
+                    "`unique = \"{}\"`: the only value is `external` (uniqueness is enforced outside the pipeline)",
+                    u.get_ref()
+                ),
+            ))
+        }
+    };
+    Ok(MandatoryPolicy {
+        datasets,
+        table_properties,
+        kinds,
+        columns,
+        min_action,
+        unique_external,
+        line: position(text, at.start).0,
+    })
+}
+
+fn parse_kind(kind: &Spanned<String>) -> Located<MandatoryKind> {
+    let name = kind.get_ref().trim();
+    MandatoryKind::parse(name).ok_or_else(|| {
+        let why = if name == "other" {
+            " (every rule is at least `other`: require the kinds that matter)".to_string()
+        } else {
+            MANDATORY_KINDS
+                .iter()
+                .find(|k| strsim::jaro_winkler(k, &name.to_ascii_lowercase()) > 0.8)
+                .map(|k| format!("; did you mean `{k}`?"))
+                .unwrap_or_default()
+        };
+        (
+            kind.span(),
+            format!("`{name}` is not a rule kind (expected `not_null`, `unique` or `range`){why}"),
+        )
+    })
 }
 
 #[derive(Deserialize)]
@@ -1076,7 +1547,7 @@ mod tests {
     fn mistakes_have_a_line_and_column() {
         assert_eq!(
             error("select = [\"DQ1\"]\n\nselct = [\"DQ4\"]\n"),
-            "dqlint.toml:3:1: unknown key `selct` (expected one of `select`, `ignore`, `envs`, `ddl`, `severity`, `sql`, `overrides`, `dqx`, `dlt`); did you mean `select`?"
+            "dqlint.toml:3:1: unknown key `selct` (expected one of `select`, `ignore`, `envs`, `ddl`, `severity`, `sql`, `overrides`, `dqx`, `dlt`, `policy`); did you mean `select`?"
         );
         assert_eq!(
             error("ignore = [\"DQ402\", \"DQ999\"]\n"),
@@ -1201,6 +1672,189 @@ mod tests {
         assert!(error("[dqx.schemas]\n\"q/*.yml\" = \"id BIGINT, name\"\n")
             .starts_with("dqlint.toml:2:13: not a Spark DDL schema (`id BIGINT, name STRING`): column `name` has no type"));
         assert!(error("[dqx.schemas]\n\"q/*.yml\" = \"id DECIMAL(10,2\"\n").contains("unbalanced"));
+    }
+
+    #[test]
+    fn reads_the_policy_table() {
+        let config = parse(
+            "[[policy.mandatory]]\ndatasets = [\"*.silver.*\", \"silver_*\"]\ntable_properties = { quality = \"silver\" }\n\
+             kinds = [\"not_null\", \"unique\", \"range\", \"not_null\"]\ncolumns = { not_null = [\"id\"], unique = [\"`id`\"] }\n\
+             min_action = \"fail\"\n\n[[policy.mandatory]]\ntable_properties = { quality = \"gold\" }\nkinds = [\"range\"]\nunique = \"external\"\n\n\
+             [policy.circuit_breaker]\ndatasets = [\"*.silver.*\"]\nmax_quarantine_ratio = 0.05\n\n\
+             [policy]\nregistry = [\"expectations/**/*.yaml\"]\n",
+        )
+        .unwrap();
+        let policy = &config.team_policy;
+        assert!(!policy.is_empty());
+        let first = &policy.mandatory[0];
+        assert_eq!(first.datasets, ["*.silver.*", "silver_*"]);
+        assert_eq!(
+            first.table_properties,
+            [("quality".to_string(), "silver".to_string())]
+        );
+        assert_eq!(
+            first.kinds,
+            [
+                MandatoryKind::NotNull,
+                MandatoryKind::Unique,
+                MandatoryKind::Range
+            ]
+        );
+        assert_eq!(first.columns_of(MandatoryKind::NotNull), ["id"]);
+        assert_eq!(first.columns_of(MandatoryKind::Unique), ["id"]);
+        assert!(first.columns_of(MandatoryKind::Range).is_empty());
+        assert_eq!(first.min_action, MinAction::Fail);
+        assert_eq!(first.line, 1, "the entry's header");
+        let second = &policy.mandatory[1];
+        assert_eq!(second.min_action, MinAction::Drop, "the default");
+        assert!(second.unique_external && !first.unique_external);
+        let breaker = policy.circuit_breaker.as_ref().unwrap();
+        assert_eq!(breaker.datasets, ["*.silver.*"]);
+        assert_eq!(breaker.max_quarantine_ratio, 0.05);
+        assert_eq!(policy.registry, ["expectations/**/*.yaml"]);
+        assert!(parse("").unwrap().team_policy.is_empty());
+        // A whole number is a ratio too.
+        let one = parse("[policy.circuit_breaker]\ndatasets = [\"*\"]\nmax_quarantine_ratio = 1\n")
+            .unwrap();
+        assert_eq!(
+            one.team_policy
+                .circuit_breaker
+                .unwrap()
+                .max_quarantine_ratio,
+            1.0
+        );
+    }
+
+    #[test]
+    fn policy_selects_by_name_or_table_properties() {
+        let config = parse(
+            "[[policy.mandatory]]\ndatasets = [\"*.silver.*\"]\ntable_properties = { quality = \"silver\", tier = \"1\" }\nkinds = [\"not_null\"]\n",
+        )
+        .unwrap();
+        let entry = &config.team_policy.mandatory[0];
+        let props = |p: &[(&str, &str)]| -> Vec<(String, String)> {
+            p.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        assert!(entry.selects(["main.silver.orders"].into_iter(), &[]));
+        assert!(!entry.selects(["orders"].into_iter(), &[]));
+        assert!(entry.selects(
+            ["orders"].into_iter(),
+            &props(&[("quality", "silver"), ("tier", "1"), ("x", "y")])
+        ));
+        assert!(
+            !entry.selects(["orders"].into_iter(), &props(&[("quality", "silver")])),
+            "every listed property"
+        );
+        assert!(!entry.selects(
+            ["orders"].into_iter(),
+            &props(&[("quality", "Silver"), ("tier", "1")])
+        ));
+    }
+
+    #[test]
+    fn dataset_globs_match_as_spark_compares_names() {
+        let m = dataset_glob_matches;
+        assert!(m("*.silver.*", "main.silver.orders"));
+        assert!(m("*.silver.*", "`Main`.SILVER.`orders`"));
+        assert!(m("*.silver.*", "main.silver.a.b"), "`*` crosses dots");
+        assert!(!m("*.silver.*", "main.silverware.orders"));
+        assert!(!m("*.silver.*", "silver.orders"));
+        assert!(
+            !m("*.silver.*", "orders"),
+            "an unqualified name has no known schema"
+        );
+        assert!(m("silver_*", "silver_orders"));
+        assert!(m("silver_*", "main.silver.silver_orders"), "last part");
+        assert!(!m("silver_*", "main.silver_x.orders"));
+        assert!(m("*orders", "orders"));
+        assert!(m("main.silver.ord?rs", "main.silver.orders"));
+        // A part no environment defines: only a `*` covers it.
+        let unknown = format!("{UNKNOWN_NAME_PART}.silver.orders");
+        assert!(m("*.silver.*", &unknown));
+        assert!(!m("main.silver.*", &unknown));
+        assert!(!m("?.silver.*", &unknown));
+    }
+
+    #[test]
+    fn policy_mistakes_have_a_line_and_column() {
+        assert!(error("[policy]\nmandatroy = []\n")
+            .starts_with("dqlint.toml:2:1: unknown key `mandatroy` (expected one of `mandatory`, `circuit_breaker`, `registry`); did you mean `mandatory`?"));
+        assert!(error("[[policy.mandatory]]\ndataset = [\"a\"]\n")
+            .starts_with("dqlint.toml:2:1: unknown key `dataset`"));
+        assert_eq!(
+            error("[[policy.mandatory]]\ndatasets = [\"*.silver.*\"]\nkinds = [\"not_nul\"]\n"),
+            "dqlint.toml:3:10: `not_nul` is not a rule kind (expected `not_null`, `unique` or `range`); did you mean `not_null`?"
+        );
+        assert!(
+            error("[[policy.mandatory]]\ndatasets = [\"a\"]\nkinds = [\"other\"]\n")
+                .contains("every rule is at least `other`")
+        );
+        assert!(
+            error("[[policy.mandatory]]\ndatasets = []\nkinds = [\"range\"]\n")
+                .starts_with("dqlint.toml:2:12: `datasets` is empty")
+        );
+        assert!(
+            error("[[policy.mandatory]]\ndatasets = [\"\"]\nkinds = [\"range\"]\n")
+                .starts_with("dqlint.toml:2:13: an empty dataset glob")
+        );
+        assert!(error(
+            "[[policy.mandatory]]\ndatasets = [\"pipelines/*.yaml\"]\nkinds = [\"range\"]\n"
+        )
+        .contains("looks like a file glob"));
+        assert!(error("[[policy.mandatory]]\nkinds = [\"range\"]\n")
+            .contains("needs `datasets = [globs]` or `table_properties"));
+        assert!(error("[[policy.mandatory]]\ndatasets = [\"a\"]\n").contains("needs `kinds`"));
+        assert!(
+            error("[[policy.mandatory]]\ndatasets = [\"a\"]\nkinds = []\n")
+                .starts_with("dqlint.toml:3:9: `kinds` is empty")
+        );
+        assert!(error("[[policy.mandatory]]\ndatasets = [\"a\"]\nkinds = [\"range\"]\ncolumns = { not_null = [\"id\"] }\n")
+            .starts_with("dqlint.toml:4:13: `columns.not_null` lists columns of a kind `kinds` does not require"));
+        assert!(error("[[policy.mandatory]]\ndatasets = [\"a\"]\nkinds = [\"range\"]\ncolumns = { range = [] }\n")
+            .contains("`columns.range` is empty"));
+        assert!(error("[[policy.mandatory]]\ndatasets = [\"a\"]\nkinds = [\"range\"]\nmin_action = \"quarantine\"\n")
+            .starts_with("dqlint.toml:4:14: `quarantine` is not an action"));
+        assert!(error(
+            "[[policy.mandatory]]\ndatasets = [\"a\"]\nkinds = [\"range\"]\nunique = \"yes\"\n"
+        )
+        .contains("the only value is `external`"));
+        assert!(
+            error("[[policy.mandatory]]\ntable_properties = {}\nkinds = [\"range\"]\n")
+                .contains("`table_properties` is empty")
+        );
+        assert!(
+            error("[policy.circuit_breaker]\ndatasets = [\"a\"]\nmax_quarantine_ratio = 5\n")
+                .starts_with(
+                    "dqlint.toml:3:24: `max_quarantine_ratio` is 5: a ratio is from 0 to 1"
+                )
+        );
+        assert!(error(
+            "[policy.circuit_breaker]\ndatasets = [\"a\"]\nmax_quarantine_ratio = -0.1\n"
+        )
+        .contains("a ratio is from 0 to 1"));
+        assert!(error(
+            "[policy.circuit_breaker]\ndatasets = [\"a\"]\nmax_quarantine_ratio = \"5%\"\n"
+        )
+        .contains("is a TOML string"));
+        assert!(error("[policy.circuit_breaker]\ndatasets = [\"a\"]\n")
+            .contains("needs `max_quarantine_ratio`"));
+        assert!(
+            error("[policy.circuit_breaker]\nmax_quarantine_ratio = 0.05\n")
+                .contains("needs `datasets")
+        );
+        assert!(
+            error("[policy.circuit_breaker]\ndatasets = []\nmax_quarantine_ratio = 0.05\n")
+                .contains("this circuit breaker would apply to no dataset")
+        );
+        assert!(error("[policy.circuit_breaker]\ndatasets = [\"a\"]\nmax_quarantine_ratio = 0.05\nratio = 1\n")
+            .starts_with("dqlint.toml:4:1: unknown key `ratio`"));
+        assert!(
+            error("[policy]\nregistry = []\n").starts_with("dqlint.toml:2:12: `registry` is empty")
+        );
+        assert!(error("[policy]\nregistry = [\"e/[.yaml\"]\n")
+            .starts_with("dqlint.toml:2:13: `e/[.yaml` is not a valid glob"));
     }
 
     #[test]

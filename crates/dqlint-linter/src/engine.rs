@@ -45,6 +45,12 @@ pub struct Context<'a> {
     /// DQ9xx rules (`rules::pipeline::sources`).
     pub(crate) pipeline_sources:
         std::sync::OnceLock<Vec<crate::rules::pipeline::PipelineSource<'a>>>,
+    /// `[policy]` of `dqlint.toml` (empty without one: no policy rule
+    /// reports anything).
+    pub team_policy: crate::config::TeamPolicy,
+    /// Every dataset of every dialect as policies see it, built once for
+    /// the policy rules (`rules::policy::datasets`).
+    pub(crate) policy_datasets: std::sync::OnceLock<Vec<crate::rules::policy::PolicyDataset>>,
 }
 
 /// Where rules put what they find.
@@ -128,6 +134,8 @@ impl<'a> Context<'a> {
             dq_actions,
             dlt: Default::default(),
             pipeline_sources: Default::default(),
+            team_policy: Default::default(),
+            policy_datasets: Default::default(),
         }
     }
 
@@ -206,6 +214,7 @@ pub fn lint_configured(
     let mut ctx = Context::with_dqx(project, &config.dqx);
     ctx.udfs = config.udfs.clone();
     ctx.dlt = config.dlt.clone();
+    ctx.team_policy = config.team_policy.clone();
     // Rules are independent readers of the context: run them in parallel,
     // and concatenate their findings in registry order so the result does
     // not depend on the number of threads.

@@ -8,6 +8,7 @@ pub mod dlq;
 pub mod dqx;
 pub mod expectations;
 pub mod pipeline;
+pub mod policy;
 pub mod sql;
 pub mod structure;
 pub mod suppression;

@@ -10,8 +10,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use dqlint_linter::config::{
-    Config, DEFAULT_QUARANTINE_NAMES, DLT_KEYS, DLT_RUNTIMES, DQX_KEYS, OVERRIDE_KEYS,
-    SEVERITY_NAMES, TOP_LEVEL_KEYS,
+    Config, CIRCUIT_BREAKER_KEYS, DEFAULT_QUARANTINE_NAMES, DLT_KEYS, DLT_RUNTIMES, DQX_KEYS,
+    MANDATORY_KEYS, MANDATORY_KINDS, MIN_ACTIONS, OVERRIDE_KEYS, POLICY_KEYS, SEVERITY_NAMES,
+    TOP_LEVEL_KEYS,
 };
 use dqlint_linter::RULES;
 use serde_json::{json, Map, Value};
@@ -52,8 +53,61 @@ fn key_doc(key: &str) -> (&'static str, Value, Value) {
         "files" => ("Globs of the files this override applies to, relative to the project root; a glob without / matches file names anywhere.", json!({ "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }), json!(["pipelines/legacy/**"])),
         "dqx" => ("DQX checks files and run configs: the catalogue version, extras, custom functions, variables, target runtime, files forced to a DQX kind, and table schemas (docs/dqx.md).", json!({ "$ref": "#/definitions/dqx" }), json!({ "version": "0.17.0", "extras": ["pii"], "custom_functions": { "is_valid_sku": ["column"] }, "variables": { "min_price": "0" }, "dbr": "16.4", "checks": ["quality/**/*.yml"], "configs": [".dqx/config.yml"], "schemas": { "quality/orders*.yml": "order_id BIGINT, country STRING" } })),
         "dlt" => ("Pipeline sources (Lakeflow Declarative Pipelines, Python and SQL): the runtime, the dataset names that make a quarantine table, and the functions that load rules from a registry (docs/pipelines.md).", json!({ "$ref": "#/definitions/dlt" }), json!({ "runtime": "databricks", "quarantine_names": ["*quarantine*", "*_dlq"], "rule_loaders": ["get_rules"] })),
+        "policy" => ("Team policies over every dialect (docs/policy.md): rule kinds every matched dataset must have, the circuit breaker its quarantine needs, the registry rules must come from.", json!({ "$ref": "#/definitions/policy" }), json!({ "mandatory": [{ "datasets": ["*.silver.*", "silver_*"], "kinds": ["not_null", "unique", "range"], "columns": { "not_null": ["id"], "unique": ["id"] }, "min_action": "drop" }], "circuit_breaker": { "datasets": ["*.silver.*"], "max_quarantine_ratio": 0.05 }, "registry": ["expectations/**/*.yaml"] })),
         other => panic!("no documentation for the key `{other}`: add it here"),
     }
+}
+
+/// `[policy]`, its `[[policy.mandatory]]` entries and `[policy.circuit_breaker]`.
+fn policy_schema() -> Value {
+    let dataset_globs =
+        json!({ "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } });
+    let kind_list = json!({ "type": "array", "minItems": 1, "items": { "type": "string", "enum": MANDATORY_KINDS } });
+    let mandatory: Map<String, Value> = MANDATORY_KEYS
+        .iter()
+        .map(|key| {
+            let (description, schema) = match *key {
+                "datasets" => ("Globs over dataset names (LHP write targets per environment, DQX input/output tables, pipeline datasets), case-insensitive; `*` crosses dots; a glob without a dot also matches the last part of a qualified name.", dataset_globs.clone()),
+                "table_properties" => ("Table properties that select a dataset too (all of them, values compared exactly): pipeline `table_properties` / `TBLPROPERTIES`, LHP `write_target.table_properties`.", json!({ "type": "object", "minProperties": 1, "additionalProperties": { "type": "string" } })),
+                "kinds" => ("The rule kinds every selected dataset needs (DQ950).", kind_list.clone()),
+                "columns" => ("Kind -> the columns it must be on; every listed column needs its own rule of that kind.", json!({ "type": "object", "propertyNames": { "enum": MANDATORY_KINDS }, "additionalProperties": { "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } } })),
+                "min_action" => ("The weakest action that counts (DQ951): `warn`, `drop` (the default; quarantine and DQX `error` count as drop) or `fail`.", json!({ "type": "string", "enum": MIN_ACTIONS, "default": "drop" })),
+                "unique" => ("`external`: uniqueness is enforced outside the pipeline, so `unique` counts as present.", json!({ "type": "string", "enum": ["external"] })),
+                other => panic!("no documentation for the [[policy.mandatory]] key `{other}`: add it here"),
+            };
+            let mut schema = schema;
+            schema["description"] = json!(description);
+            (key.to_string(), schema)
+        })
+        .collect();
+    let breaker: Map<String, Value> = CIRCUIT_BREAKER_KEYS
+        .iter()
+        .map(|key| {
+            let (description, schema) = match *key {
+                "datasets" => ("Globs over dataset names (as in [[policy.mandatory]]) whose quarantine needs a circuit breaker (DQ953).", dataset_globs.clone()),
+                "max_quarantine_ratio" => ("The largest share of a batch that may be quarantined, from 0 to 1 (0.05: 5%); a looser breaker is DQ954.", json!({ "type": "number", "minimum": 0, "maximum": 1 })),
+                other => panic!("no documentation for the [policy.circuit_breaker] key `{other}`: add it here"),
+            };
+            let mut schema = schema;
+            schema["description"] = json!(description);
+            (key.to_string(), schema)
+        })
+        .collect();
+    let properties: Map<String, Value> = POLICY_KEYS
+        .iter()
+        .map(|key| {
+            let (description, schema) = match *key {
+                "mandatory" => ("[[policy.mandatory]]: the rule kinds the datasets it selects must have.", json!({ "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kinds"], "properties": mandatory.clone() } })),
+                "circuit_breaker" => ("[policy.circuit_breaker]: datasets whose quarantine must fail the pipeline past a ratio.", json!({ "type": "object", "additionalProperties": false, "required": ["datasets", "max_quarantine_ratio"], "properties": breaker.clone() })),
+                "registry" => ("Globs of the YAML files pipeline rules must come from (DQ952), relative to the project root.", json!({ "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } })),
+                other => panic!("no documentation for the [policy] key `{other}`: add it here"),
+            };
+            let mut schema = schema;
+            schema["description"] = json!(description);
+            (key.to_string(), schema)
+        })
+        .collect();
+    json!({ "type": "object", "additionalProperties": false, "properties": properties })
 }
 
 /// `[dlt]`: one property per key of `DLT_KEYS`.
@@ -144,6 +198,7 @@ fn expected_schema() -> Value {
             },
             "dqx": dqx_schema(),
             "dlt": dlt_schema(),
+            "policy": policy_schema(),
         },
     })
 }
@@ -184,6 +239,7 @@ fn validate(root: &Value, schema: &Value, value: &Value, at: &str, errors: &mut 
             "object" => value.is_object(),
             "array" => value.is_array(),
             "string" => value.is_string(),
+            "number" => value.is_number(),
             other => panic!("type `{other}` is not supported by this validator"),
         };
         if !ok {
@@ -199,6 +255,18 @@ fn validate(root: &Value, schema: &Value, value: &Value, at: &str, errors: &mut 
     if let (Some(min), Some(s)) = (schema["minLength"].as_u64(), value.as_str()) {
         if (s.chars().count() as u64) < min {
             errors.push(format!("{at}: too short"));
+        }
+    }
+    if let Some(n) = value.as_f64() {
+        if schema["minimum"].as_f64().is_some_and(|min| n < min)
+            || schema["maximum"].as_f64().is_some_and(|max| n > max)
+        {
+            errors.push(format!("{at}: out of range"));
+        }
+    }
+    if let Some(object) = value.as_object() {
+        if (object.len() as u64) < schema["minProperties"].as_u64().unwrap_or(0) {
+            errors.push(format!("{at}: too few properties"));
         }
     }
     if let Some(items) = value.as_array() {
@@ -290,6 +358,16 @@ fn schema_keys_are_the_keys_the_parser_accepts() {
         keys(&schema["definitions"]["dlt"]["properties"]),
         accepted_keys("[dlt]\nnot_a_key = 1\n")
     );
+    let policy = &schema["definitions"]["policy"]["properties"];
+    assert_eq!(keys(policy), accepted_keys("[policy]\nnot_a_key = 1\n"));
+    assert_eq!(
+        keys(&policy["mandatory"]["items"]["properties"]),
+        accepted_keys("[[policy.mandatory]]\nnot_a_key = 1\n")
+    );
+    assert_eq!(
+        keys(&policy["circuit_breaker"]["properties"]),
+        accepted_keys("[policy.circuit_breaker]\nnot_a_key = 1\n")
+    );
 }
 
 #[test]
@@ -317,7 +395,7 @@ fn every_schema_example_is_accepted_by_the_parser() {
 /// A JSON example as a TOML inline value (strings, arrays, tables).
 fn inline_toml(value: &Value) -> String {
     match value {
-        Value::String(_) => value.to_string(),
+        Value::String(_) | Value::Number(_) => value.to_string(),
         Value::Array(items) => format!(
             "[{}]",
             items.iter().map(inline_toml).collect::<Vec<_>>().join(", ")
@@ -352,6 +430,7 @@ fn schema_and_parser_agree_on_sample_files() {
         "select = [\"DQ4\", \"quarantine-coerces-action\"]\nignore = [\"DQ402\"]\n".into(),
         "[severity]\nDQ2 = \"info\"\n\n[[overrides]]\nfiles = [\"*.sql\"]\nselect = [\"DQ409\"]\n[overrides.severity]\nDQ409 = \"error\"\n".into(),
         "[dqx]\nversion = \"0.16.0\"\nchecks = [\"q/*.yml\"]\n[dqx.schemas]\n\"q/*.yml\" = \"id BIGINT\"\n".into(),
+        "[[policy.mandatory]]\ndatasets = [\"*.silver.*\"]\nkinds = [\"not_null\", \"range\"]\ncolumns = { not_null = [\"id\"] }\nmin_action = \"fail\"\n\n[[policy.mandatory]]\ntable_properties = { quality = \"gold\" }\nkinds = [\"unique\"]\nunique = \"external\"\n\n[policy.circuit_breaker]\ndatasets = [\"*.silver.*\"]\nmax_quarantine_ratio = 0.05\n\n[policy]\nregistry = [\"rules/*.yaml\"]\n".into(),
     ];
     for text in &valid {
         assert!(
@@ -374,6 +453,14 @@ fn schema_and_parser_agree_on_sample_files() {
         "[dqx]\nverison = \"0.17.0\"\n",
         "[dqx]\nversion = \"0.15.0\"\n",
         "[dqx]\nextras = [\"pi\"]\n",
+        "[policy]\nmandatroy = []\n",
+        "[[policy.mandatory]]\ndatasets = [\"a\"]\nkinds = [\"other\"]\n",
+        "[[policy.mandatory]]\ndatasets = []\nkinds = [\"range\"]\n",
+        "[[policy.mandatory]]\ndatasets = [\"a\"]\n",
+        "[[policy.mandatory]]\ndatasets = [\"a\"]\nkinds = [\"range\"]\nmin_action = \"quarantine\"\n",
+        "[policy.circuit_breaker]\ndatasets = [\"a\"]\nmax_quarantine_ratio = 5\n",
+        "[policy.circuit_breaker]\ndatasets = [\"a\"]\n",
+        "[policy]\nregistry = []\n",
     ];
     for text in invalid {
         assert!(!schema_errors(text).is_empty(), "schema accepts:\n{text}");

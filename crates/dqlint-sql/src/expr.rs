@@ -399,6 +399,24 @@ fn check_prepared(text: &str, options: ExprOptions) -> Vec<ExprFinding> {
     ctx.facts(&expr)
 }
 
+/// The expression tree of a rule text as [`check_expression`] reads it
+/// (substitution tokens blanked, Databricks spellings rewritten), when it
+/// parses whole and is within the size limits.
+pub(crate) fn parse_rule(text: &str) -> Option<Expr> {
+    let subs = text::substitution_tokens(text);
+    let prepared = text::blank_code_tokens(text, &subs);
+    let dialect = DatabricksDialect {};
+    let tokens = Tokenizer::new(&dialect, &prepared)
+        .tokenize_with_location()
+        .ok()?;
+    let tokens = fixup_tokens(&prepared, tokens);
+    let ctx = Ctx::new(&prepared, tokens, ExprOptions::default());
+    if ctx.sig.is_empty() || ctx.sig.len() > MAX_TOKENS || ctx.max_paren_depth() > RECURSION_LIMIT {
+        return None;
+    }
+    ctx.parse().ok()
+}
+
 /// Keywords that Spark, parsing an expression, takes as the alias of the
 /// complete expression before them (`price > 0 AND` runs as
 /// `price > 0 AS AND`; observed with pyspark 4.3, `F.expr` and `SELECT`).
@@ -1049,7 +1067,7 @@ impl<'a> Ctx<'a> {
 
 /// Lower-case name of a built-in function call (one-part name, or
 /// `system.builtin.name`); `None` for user functions.
-fn builtin_name(f: &Function) -> Option<String> {
+pub(crate) fn builtin_name(f: &Function) -> Option<String> {
     let parts: Vec<String> = f
         .name
         .0
@@ -1074,7 +1092,7 @@ fn arg_count(f: &Function) -> usize {
     }
 }
 
-fn arg_exprs(f: &Function) -> Vec<&Expr> {
+pub(crate) fn arg_exprs(f: &Function) -> Vec<&Expr> {
     match &f.args {
         FunctionArguments::List(l) => l
             .args

@@ -5,6 +5,8 @@
 //! * [`ddl`]: a small catalog of the `CREATE TABLE` / `ALTER TABLE` / `UPDATE`
 //!   statements of a `.sql` file, used for the DLQ checks.
 //! * [`ident`]: multi-part table names.
+//! * [`conjuncts`]: what the top-level conjuncts of a rule check (not null,
+//!   a literal bound), with their columns, for policies.
 //! * [`columns`]: the columns a select list or a column list names (column
 //!   completion in the language server).
 //!
@@ -12,6 +14,7 @@
 //! was passed in. Nothing in here panics on arbitrary input.
 
 pub mod columns;
+pub mod conjuncts;
 pub mod ddl;
 pub mod expr;
 pub mod functions;

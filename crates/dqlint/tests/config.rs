@@ -170,7 +170,7 @@ fn unknown_key_names_line_and_column() {
     let dir = project(&[("dqlint.toml", "select = [\"DQ2\"]\n\nselct = [\"DQ4\"]\n")]);
     assert_config_error(
         &dqlint(dir.path(), &[]),
-        "dqlint: error: dqlint.toml:3:1: unknown key `selct` (expected one of `select`, `ignore`, `envs`, `ddl`, `severity`, `sql`, `overrides`, `dqx`, `dlt`); did you mean `select`?",
+        "dqlint: error: dqlint.toml:3:1: unknown key `selct` (expected one of `select`, `ignore`, `envs`, `ddl`, `severity`, `sql`, `overrides`, `dqx`, `dlt`, `policy`); did you mean `select`?",
     );
 }
 

@@ -1,0 +1,783 @@
+//! Team policies (`spec/policy.md`): what a team requires of every dataset,
+//! checked across the three dialects. This module is the family's one view
+//! of datasets: each LHP data_quality action (named by the write target it
+//! feeds), each DQX run (its input and output tables) and each pipeline
+//! dataset, with its names as policy globs see them, its expectations
+//! classified by kind, whether it has a quarantine, and the place a
+//! finding about it points at ([`datasets`], built once per lint run).
+//!
+//! Rule kinds are classified statically: SQL by the facts of its top-level
+//! conjuncts (`dqlint_sql::conjuncts`), DQX checks by function name and
+//! their `column` / `columns` / `for_each_column` arguments.
+
+use dqlint_project::{
+    Action, Check, Dialect, Enforcement, Env, ExpectationSource, Flowgroup, RuleAction, SourceSpan,
+    Value,
+};
+use dqlint_sql::conjuncts::{conjunct_facts, ConjunctFact};
+
+use crate::config::{MandatoryKind, MinAction, UNKNOWN_NAME_PART};
+use crate::engine::Context;
+use crate::rules::{dqx, pipeline};
+
+/// What a rule checks, as policies count it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RuleKind {
+    NotNull,
+    Unique,
+    Range,
+    /// Anything else.
+    Other,
+}
+
+impl RuleKind {
+    /// As the configuration, hovers and messages write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleKind::NotNull => "not_null",
+            RuleKind::Unique => "unique",
+            RuleKind::Range => "range",
+            RuleKind::Other => "other",
+        }
+    }
+
+    /// The kind a policy names.
+    pub fn of(kind: MandatoryKind) -> RuleKind {
+        match kind {
+            MandatoryKind::NotNull => RuleKind::NotNull,
+            MandatoryKind::Unique => RuleKind::Unique,
+            MandatoryKind::Range => RuleKind::Range,
+        }
+    }
+}
+
+/// One kind a rule has, on the columns it checks (empty when it names
+/// none, as `other` rules and column-free DQX checks).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KindFact {
+    pub kind: RuleKind,
+    pub columns: Vec<String>,
+}
+
+impl KindFact {
+    fn new(kind: RuleKind, columns: Vec<String>) -> KindFact {
+        KindFact { kind, columns }
+    }
+
+    /// Whether it checks `column` (compared as Spark compares names).
+    pub fn covers(&self, column: &str) -> bool {
+        self.columns.iter().any(|c| c.eq_ignore_ascii_case(column))
+    }
+}
+
+/// The kinds of a SQL rule: one fact per top-level conjunct that is a
+/// `not_null` or `range` check (the same kind on several columns merged),
+/// `other` for the rest; a text that does not parse is `other`.
+pub fn classify_sql(text: &str) -> Vec<KindFact> {
+    let mut out: Vec<KindFact> = Vec::new();
+    let mut add =
+        |kind: RuleKind, column: Option<String>| match out.iter_mut().find(|f| f.kind == kind) {
+            Some(fact) => fact.columns.extend(column),
+            None => out.push(KindFact::new(kind, column.into_iter().collect())),
+        };
+    for fact in conjunct_facts(text).unwrap_or_else(|| vec![ConjunctFact::Other]) {
+        match fact {
+            ConjunctFact::NotNull { column } => add(RuleKind::NotNull, Some(column)),
+            ConjunctFact::Range { column } => add(RuleKind::Range, Some(column)),
+            ConjunctFact::Other => add(RuleKind::Other, None),
+        }
+    }
+    out.sort_by_key(|f| f.kind);
+    out
+}
+
+/// The kind of a DQX check function (by name, as DQX 0.17.0 names them).
+pub fn function_kind(function: &str) -> RuleKind {
+    match function {
+        "is_not_null"
+        | "is_not_null_and_not_empty"
+        | "is_not_null_and_is_in_list"
+        | "is_not_null_and_not_empty_array" => RuleKind::NotNull,
+        "is_unique" => RuleKind::Unique,
+        "is_in_range" | "is_not_less_than" | "is_not_greater_than" => RuleKind::Range,
+        _ => RuleKind::Other,
+    }
+}
+
+/// The kinds of a DQX check: its function's kind on the columns it checks;
+/// `sql_expression` (not negated) by its SQL, as a pipeline rule.
+pub fn classify_function(function: &str, columns: Vec<String>, sql: Option<&str>) -> Vec<KindFact> {
+    match (function, sql) {
+        ("sql_expression", Some(text)) => classify_sql(text),
+        _ => vec![KindFact::new(function_kind(function), columns)],
+    }
+}
+
+/// What an enforcement counts as against `min_action`: quarantine (LHP,
+/// a DLT quarantine pair) and DQX `error` keep failing rows out of the
+/// clean output, as `drop` does; DQX `warn` keeps them, as `warn` does.
+pub fn action_level(enforcement: Enforcement) -> MinAction {
+    match enforcement {
+        Enforcement::Row(RuleAction::Warn) | Enforcement::DqxWarn => MinAction::Warn,
+        Enforcement::Row(RuleAction::Drop) | Enforcement::Quarantine | Enforcement::DqxError => {
+            MinAction::Drop
+        }
+        Enforcement::Row(RuleAction::Fail) => MinAction::Fail,
+    }
+}
+
+/// How messages and tables name an enforcement.
+pub fn action_name(enforcement: Enforcement) -> &'static str {
+    match enforcement {
+        Enforcement::Row(RuleAction::Warn) => "warn",
+        Enforcement::Row(RuleAction::Drop) => "drop",
+        Enforcement::Row(RuleAction::Fail) => "fail",
+        Enforcement::Quarantine => "quarantine",
+        Enforcement::DqxError => "error",
+        Enforcement::DqxWarn => "warn",
+    }
+}
+
+/// One expectation of a dataset with its kinds.
+#[derive(Clone, Debug)]
+pub struct PolicyExpectation {
+    pub name: Option<String>,
+    pub check: Check,
+    /// Never empty: a rule is at least `other`.
+    pub kinds: Vec<KindFact>,
+    pub enforcement: Enforcement,
+    pub origin: SourceSpan,
+}
+
+impl PolicyExpectation {
+    fn new(
+        name: Option<String>,
+        check: Check,
+        kinds: Vec<KindFact>,
+        enforcement: Enforcement,
+        origin: SourceSpan,
+    ) -> PolicyExpectation {
+        PolicyExpectation {
+            name,
+            check,
+            kinds,
+            enforcement,
+            origin,
+        }
+    }
+
+    pub fn has_kind(&self, kind: RuleKind) -> bool {
+        self.kinds.iter().any(|f| f.kind == kind)
+    }
+}
+
+/// A name of a dataset as policy globs see it, and the environments it
+/// has that name in (empty: every environment, or no environments).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyName {
+    /// Resolved; a part no environment defines is [`UNKNOWN_NAME_PART`].
+    pub name: String,
+    pub envs: Vec<String>,
+}
+
+/// One dataset of any dialect, as policies see it.
+#[derive(Clone, Debug)]
+pub struct PolicyDataset {
+    /// `Lhp`, `DqxRunConfig` (a DQX run, from `config.yml` or the Python
+    /// API), `PipelinePython` or `PipelineSql`.
+    pub dialect: Dialect,
+    /// The name as messages and tables show it (as written, tokens kept).
+    pub label: String,
+    /// The names globs are matched against (an LHP write target per
+    /// environment; a DQX run's input and output tables; a pipeline
+    /// dataset's name).
+    pub names: Vec<PolicyName>,
+    /// Pipeline `table_properties`, LHP `write_target.table_properties`.
+    pub table_properties: Vec<(String, String)>,
+    pub expectations: Vec<PolicyExpectation>,
+    /// Its failing rows go to a quarantine (LHP quarantine mode, a DQX
+    /// quarantine output, a DLT quarantine dataset paired with it).
+    pub has_quarantine: bool,
+    /// It is itself a quarantine table or a check view, not a dataset a
+    /// policy is about.
+    pub auxiliary: bool,
+    /// Where a finding about the dataset points: the LHP data_quality
+    /// action's name, the DQX run's output (or input) location, the
+    /// pipeline dataset's name.
+    pub site: SourceSpan,
+}
+
+impl PolicyDataset {
+    /// Every name, for [`crate::config::MandatoryPolicy::selects`].
+    pub fn name_texts(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().map(|n| n.name.as_str())
+    }
+}
+
+/// Every dataset of the project, LHP first, then DQX runs, then pipeline
+/// datasets, each in project order (built once per lint run).
+pub fn datasets<'c>(ctx: &'c Context) -> &'c [PolicyDataset] {
+    ctx.policy_datasets.get_or_init(|| {
+        let mut out = lhp_datasets(ctx);
+        out.extend(dqx_datasets(ctx));
+        out.extend(pipeline_datasets(ctx));
+        out
+    })
+}
+
+/// One requirement of a `[[policy.mandatory]]` entry on a dataset: a kind,
+/// on a column when the entry lists columns for it.
+#[derive(Clone, Debug)]
+pub struct Requirement<'d> {
+    pub kind: MandatoryKind,
+    pub column: Option<String>,
+    pub status: Status<'d>,
+}
+
+/// How a dataset meets one requirement.
+#[derive(Clone, Debug)]
+pub enum Status<'d> {
+    /// A rule of the kind at `min_action` or stronger (the first one), or
+    /// `unique = "external"` (`None`).
+    Met(Option<&'d PolicyExpectation>),
+    /// Only rules below `min_action` have the kind.
+    BelowMinAction(Vec<&'d PolicyExpectation>),
+    Missing,
+}
+
+impl Requirement<'_> {
+    /// `unique` or `not_null on id`, as messages say it.
+    pub fn describe(&self) -> String {
+        match &self.column {
+            Some(column) => format!("{} on `{column}`", self.kind.name()),
+            None => self.kind.name().to_string(),
+        }
+    }
+}
+
+/// What the entry requires of `dataset`, requirement by requirement, in
+/// the order of its `kinds` (and of each kind's `columns`).
+pub fn requirements<'d>(
+    policy: &crate::config::MandatoryPolicy,
+    dataset: &'d PolicyDataset,
+) -> Vec<Requirement<'d>> {
+    let mut out = Vec::new();
+    for &kind in &policy.kinds {
+        let columns = policy.columns_of(kind);
+        let targets: Vec<Option<&String>> = if columns.is_empty() {
+            vec![None]
+        } else {
+            columns.iter().map(Some).collect()
+        };
+        for column in targets {
+            let status = if kind == MandatoryKind::Unique && policy.unique_external {
+                Status::Met(None)
+            } else {
+                let having: Vec<&PolicyExpectation> = dataset
+                    .expectations
+                    .iter()
+                    .filter(|e| {
+                        e.kinds.iter().any(|f| {
+                            f.kind == RuleKind::of(kind) && column.is_none_or(|c| f.covers(c))
+                        })
+                    })
+                    .collect();
+                match having
+                    .iter()
+                    .find(|e| action_level(e.enforcement) >= policy.min_action)
+                {
+                    Some(strong) => Status::Met(Some(strong)),
+                    None if having.is_empty() => Status::Missing,
+                    None => Status::BelowMinAction(having),
+                }
+            };
+            out.push(Requirement {
+                kind,
+                column: column.cloned(),
+                status,
+            });
+        }
+    }
+    out
+}
+
+/// The `[[policy.mandatory]]` entries that apply to `dataset`, with their
+/// index (none for a quarantine table or a check view).
+pub fn policies_of<'c>(
+    ctx: &'c Context,
+    dataset: &PolicyDataset,
+) -> Vec<(usize, &'c crate::config::MandatoryPolicy)> {
+    if dataset.auxiliary {
+        return Vec::new();
+    }
+    ctx.team_policy
+        .mandatory
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.selects(dataset.name_texts(), &dataset.table_properties))
+        .collect()
+}
+
+/// The environments a selected dataset is selected in, when not all of
+/// its names are (an LHP write target that only some environments name
+/// so).
+pub fn selected_envs(
+    policy: &crate::config::MandatoryPolicy,
+    dataset: &PolicyDataset,
+) -> Vec<String> {
+    let matching: Vec<&PolicyName> = dataset
+        .names
+        .iter()
+        .filter(|n| policy.selects(std::iter::once(n.name.as_str()), &[]))
+        .collect();
+    if matching.len() == dataset.names.len() || matching.is_empty() {
+        return Vec::new();
+    }
+    matching
+        .iter()
+        .flat_map(|n| n.envs.iter().cloned())
+        .collect()
+}
+
+/// Whether a `[[policy.mandatory]]` entry governs the pipeline dataset
+/// declared at `span` of `file` (DQ912 then gives way to DQ951).
+pub fn governs_pipeline_dataset(
+    ctx: &Context,
+    file: dqlint_project::FileId,
+    span: &std::ops::Range<usize>,
+) -> bool {
+    !ctx.team_policy.mandatory.is_empty()
+        && datasets(ctx).iter().any(|d| {
+            matches!(d.dialect, Dialect::PipelinePython | Dialect::PipelineSql)
+                && d.site.file == file
+                && &d.site.span == span
+                && !policies_of(ctx, d).is_empty()
+        })
+}
+
+// --- LHP -------------------------------------------------------------------
+
+fn lhp_datasets(ctx: &Context) -> Vec<PolicyDataset> {
+    let model = ctx.project.expectation_model(&ctx.envs);
+    ctx.dq_actions()
+        .zip(model)
+        .map(|((fg, action), model)| {
+            let write = write_fed_by(fg, action);
+            let target = write.and_then(|w| w.get("write_target"));
+            let written = target.and_then(table_name);
+            let label = written.clone().unwrap_or_else(|| model.dataset.clone());
+            let names = match &written {
+                Some(name) => names_per_env(name, &ctx.envs),
+                None => vec![PolicyName {
+                    name: model.dataset.clone(),
+                    envs: Vec::new(),
+                }],
+            };
+            let table_properties = target
+                .and_then(|t| t.get("table_properties"))
+                .map(string_entries)
+                .unwrap_or_default();
+            let expectations = model
+                .expectations
+                .into_iter()
+                .map(|e| {
+                    let kinds = match &e.check {
+                        Check::Sql(text) => classify_sql(text),
+                        Check::Function { name, .. } => classify_function(name, Vec::new(), None),
+                    };
+                    PolicyExpectation::new(e.name, e.check, kinds, e.enforcement, e.origin)
+                })
+                .collect();
+            PolicyDataset {
+                dialect: Dialect::Lhp,
+                label,
+                names,
+                table_properties,
+                expectations,
+                has_quarantine: action.is_quarantine(),
+                auxiliary: false,
+                site: model.origin,
+            }
+        })
+        .collect()
+}
+
+/// The write action the data_quality action's output reaches in its
+/// flowgroup: the write reading its `target` view, directly or through
+/// transforms that read it (a few steps).
+pub fn write_fed_by<'f>(fg: &'f Flowgroup, action: &'f Action) -> Option<&'f Action> {
+    let mut view = action.get_str("target")?.to_string();
+    for _ in 0..8 {
+        let readers: Vec<&Action> = fg
+            .actions
+            .iter()
+            .filter(|a| !std::ptr::eq(*a, action) && reads_view(a, &view))
+            .collect();
+        if let Some(write) = readers.iter().find(|a| a.action_type() == Some("write")) {
+            return Some(write);
+        }
+        match readers.as_slice() {
+            [one] if one.action_type() == Some("transform") => {
+                view = one.get_str("target")?.to_string();
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+fn reads_view(action: &Action, view: &str) -> bool {
+    match action.get("source") {
+        Some(v) => match v.as_seq() {
+            Some(items) => items.iter().any(|i| i.as_str() == Some(view)),
+            None => v.as_str() == Some(view) || v.get_str("view") == Some(view),
+        },
+        None => false,
+    }
+}
+
+/// `catalog.schema.table` of a write target (`catalog` + `schema`, or
+/// `database`, and `table`), tokens unresolved; `None` without a table (a
+/// sink).
+pub fn table_name(target: &Value) -> Option<String> {
+    let table = target.get_str("table")?.trim();
+    if table.is_empty() {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    match target.get_str("database") {
+        Some(database) if target.get_str("schema").is_none() => parts.push(database.trim()),
+        _ => {
+            parts.extend(target.get_str("catalog").map(str::trim));
+            parts.extend(target.get_str("schema").map(str::trim));
+        }
+    }
+    parts.retain(|p| !p.is_empty());
+    parts.push(table);
+    Some(parts.join("."))
+}
+
+/// A written name in each environment: tokens resolved where the
+/// environment defines them, else [`UNKNOWN_NAME_PART`] (so that
+/// `${catalog}.silver.orders` matches `*.silver.*` everywhere); one entry
+/// per distinct name, with the environments it holds in.
+pub fn names_per_env(written: &str, envs: &[Env]) -> Vec<PolicyName> {
+    let mut out: Vec<PolicyName> = Vec::new();
+    for env in envs {
+        let resolved = env.resolve(written).text;
+        let mut name = String::with_capacity(resolved.len());
+        let mut last = 0;
+        for token in dqlint_project::substitution::scan_tokens(&resolved) {
+            name.push_str(&resolved[last..token.range.start]);
+            name.push(UNKNOWN_NAME_PART);
+            last = token.range.end;
+        }
+        name.push_str(&resolved[last..]);
+        let env_name = (!env.name.is_empty()).then(|| env.name.clone());
+        match out.iter_mut().find(|n| n.name == name) {
+            Some(existing) => existing.envs.extend(env_name),
+            None => out.push(PolicyName {
+                name,
+                envs: env_name.into_iter().collect(),
+            }),
+        }
+    }
+    if out.len() == 1 {
+        out[0].envs.clear();
+    }
+    out
+}
+
+/// The string entries of a mapping (numbers and booleans as written).
+fn string_entries(map: &Value) -> Vec<(String, String)> {
+    map.as_map()
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|e| {
+            let value = match &e.value.kind {
+                dqlint_project::ValueKind::Bool(b) => b.to_string(),
+                _ => e.value.as_str()?.to_string(),
+            };
+            Some((e.key.clone(), value))
+        })
+        .collect()
+}
+
+// --- DQX -------------------------------------------------------------------
+
+fn dqx_datasets(ctx: &Context) -> Vec<PolicyDataset> {
+    let checks = dqx::checks_files(ctx);
+    let mut out = Vec::new();
+    for source in dqx::run_config_files(ctx) {
+        for run in &source.config.runs {
+            let tables: Vec<&(String, std::ops::Range<usize>)> = [&run.input, &run.output]
+                .into_iter()
+                .flatten()
+                .filter_map(|io| io.location.as_ref())
+                .filter(|(location, _)| dqlint_dqx::run_config::is_table_location(location))
+                .collect();
+            let Some(&(label, _)) = tables.last() else {
+                continue;
+            };
+            let site = tables
+                .last()
+                .map_or(run.name_span.clone(), |(_, s)| s.clone());
+            let file = match (&run.checks_location, source.python.is_some()) {
+                // A Python call given `checks=`: the module's own rules.
+                (None, true) => checks.iter().find(|c| c.id() == source.id()),
+                _ => {
+                    let location = run.effective_checks_location();
+                    let rel = relative_to(&source.file.rel, location);
+                    checks.iter().find(|c| c.file.rel == rel && !c.is_python())
+                }
+            };
+            let expectations = file.map(|f| dqx_expectations(ctx, f)).unwrap_or_default();
+            out.push(PolicyDataset {
+                dialect: Dialect::DqxRunConfig,
+                label: label.clone(),
+                names: tables
+                    .iter()
+                    .map(|(name, _)| PolicyName {
+                        name: name.clone(),
+                        envs: Vec::new(),
+                    })
+                    .collect(),
+                table_properties: Vec::new(),
+                expectations,
+                has_quarantine: run.quarantine.is_some(),
+                auxiliary: false,
+                site: SourceSpan {
+                    file: source.id(),
+                    span: site,
+                },
+            });
+        }
+    }
+    out
+}
+
+/// `location` read from the folder holding `rel` (project-relative, `/`).
+fn relative_to(rel: &str, location: &str) -> String {
+    let folder = rel.rsplit_once('/').map_or("", |(f, _)| f);
+    let joined = if folder.is_empty() || location.starts_with('/') {
+        location.to_string()
+    } else {
+        format!("{folder}/{location}")
+    };
+    dqlint_project::normalize_rel(&joined)
+}
+
+/// The checks of a checks file (or a Python module's rules) with their
+/// kinds; checks DQX would not resolve are left out.
+pub fn dqx_expectations(ctx: &Context, file: &dqx::ChecksFile) -> Vec<PolicyExpectation> {
+    file.items()
+        .iter()
+        .filter_map(|item| {
+            let resolved = dqx::resolved_in(ctx, item)?;
+            let function = resolved.function_node.as_str()?.to_string();
+            let argument = |name: &str| {
+                resolved
+                    .arguments
+                    .iter()
+                    .find(|e| e.key.as_str() == Some(name))
+                    .map(|e| &e.value)
+            };
+            let mut columns = Vec::new();
+            let mut add_columns = |value: &dqlint_dqx::Typed| match value.as_list() {
+                Some(items) => columns.extend(items.iter().filter_map(column_name)),
+                None => columns.extend(column_name(value)),
+            };
+            for name in ["column", "columns"] {
+                if let Some(value) = argument(name) {
+                    add_columns(value);
+                }
+            }
+            for target in resolved.for_each_column.unwrap_or(&[]) {
+                add_columns(target);
+            }
+            let negated =
+                argument("negate").is_some_and(|n| n.kind == dqlint_dqx::Kind::Bool(true));
+            let sql = argument("expression")
+                .and_then(|e| e.as_str())
+                .filter(|_| !negated);
+            let kinds = classify_function(&function, columns, sql);
+            let enforcement = match item.get("criticality").and_then(|c| c.as_str()) {
+                Some("warn") => Enforcement::DqxWarn,
+                _ => Enforcement::DqxError,
+            };
+            let arguments = resolved
+                .arguments
+                .iter()
+                .filter_map(|e| Some((e.key.as_str()?.to_string(), dqx::canonical(&e.value))))
+                .collect();
+            Some(PolicyExpectation::new(
+                item.get("name")
+                    .and_then(|n| n.as_str())
+                    .map(str::to_string),
+                Check::Function {
+                    name: function,
+                    arguments,
+                },
+                kinds,
+                enforcement,
+                SourceSpan {
+                    file: file.id(),
+                    span: item.span.clone(),
+                },
+            ))
+        })
+        .collect()
+}
+
+/// A column argument given as a name (`"id"`; `F.col(...)` and other
+/// expressions are not names).
+fn column_name(value: &dqlint_dqx::Typed) -> Option<String> {
+    let text = value.as_str()?.trim().trim_matches('`');
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+    plain.then(|| text.rsplit('.').next().unwrap_or(text).to_string())
+}
+
+// --- Pipeline sources ------------------------------------------------------
+
+fn pipeline_datasets(ctx: &Context) -> Vec<PolicyDataset> {
+    let sources = pipeline::sources(ctx);
+    let model = pipeline::PipelineExpectations(sources).datasets(&ctx.envs);
+    let patterns = pipeline::quarantine_patterns(ctx);
+    let paired = |dataset: &dqlint_pipeline::model::Dataset, clean: bool| {
+        patterns.iter().any(|p| {
+            let (_, side) = if clean { p.clean } else { p.quarantine };
+            std::ptr::eq(side, dataset)
+        })
+    };
+    let declared = sources.iter().flat_map(|s| s.model.datasets.iter());
+    declared
+        .zip(model)
+        .map(|(dataset, model)| {
+            let name = &dataset.name.name;
+            let expectations = model
+                .expectations
+                .into_iter()
+                .map(|e| {
+                    let kinds = match &e.check {
+                        Check::Sql(text) => classify_sql(text),
+                        Check::Function { name, .. } => classify_function(name, Vec::new(), None),
+                    };
+                    PolicyExpectation::new(e.name, e.check, kinds, e.enforcement, e.origin)
+                })
+                .collect();
+            PolicyDataset {
+                dialect: model.dialect,
+                label: name.clone(),
+                names: vec![PolicyName {
+                    name: name.trim_matches('`').to_string(),
+                    envs: Vec::new(),
+                }],
+                table_properties: dataset.table_properties.clone(),
+                expectations,
+                has_quarantine: paired(dataset, true),
+                auxiliary: paired(dataset, false) || ctx.dlt.is_quarantine_name(name),
+                site: model.origin,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<(RuleKind, Vec<String>)> {
+        classify_sql(text)
+            .into_iter()
+            .map(|f| (f.kind, f.columns))
+            .collect()
+    }
+
+    fn fact(kind: RuleKind, columns: &[&str]) -> (RuleKind, Vec<String>) {
+        (kind, columns.iter().map(|c| c.to_string()).collect())
+    }
+
+    #[test]
+    fn sql_kinds_with_their_columns() {
+        assert_eq!(kinds("id IS NOT NULL"), [fact(RuleKind::NotNull, &["id"])]);
+        assert_eq!(
+            kinds("id IS NOT NULL AND price >= 0 AND isnotnull(sku) AND status IN ('a')"),
+            [
+                fact(RuleKind::NotNull, &["id", "sku"]),
+                fact(RuleKind::Range, &["price"]),
+                fact(RuleKind::Other, &[]),
+            ]
+        );
+        assert_eq!(
+            kinds("price > 0 OR price IS NULL"),
+            [fact(RuleKind::Other, &[])]
+        );
+        assert_eq!(kinds("price >"), [fact(RuleKind::Other, &[])]);
+    }
+
+    #[test]
+    fn dqx_function_kinds() {
+        for (function, kind) in [
+            ("is_not_null", RuleKind::NotNull),
+            ("is_not_null_and_not_empty", RuleKind::NotNull),
+            ("is_not_null_and_is_in_list", RuleKind::NotNull),
+            ("is_not_null_and_not_empty_array", RuleKind::NotNull),
+            ("is_unique", RuleKind::Unique),
+            ("is_in_range", RuleKind::Range),
+            ("is_not_less_than", RuleKind::Range),
+            ("is_not_greater_than", RuleKind::Range),
+            ("is_in_list", RuleKind::Other),
+            ("is_not_in_range", RuleKind::Other),
+            ("regex_match", RuleKind::Other),
+        ] {
+            assert_eq!(function_kind(function), kind, "{function}");
+        }
+        assert_eq!(
+            classify_function("sql_expression", vec![], Some("qty BETWEEN 1 AND 9")),
+            [KindFact::new(RuleKind::Range, vec!["qty".into()])]
+        );
+        assert_eq!(
+            classify_function("sql_expression", vec![], None),
+            [KindFact::new(RuleKind::Other, vec![])]
+        );
+    }
+
+    #[test]
+    fn actions_against_min_action() {
+        assert_eq!(
+            action_level(Enforcement::Row(RuleAction::Warn)),
+            MinAction::Warn
+        );
+        assert_eq!(action_level(Enforcement::DqxWarn), MinAction::Warn);
+        assert_eq!(action_level(Enforcement::Quarantine), MinAction::Drop);
+        assert_eq!(action_level(Enforcement::DqxError), MinAction::Drop);
+        assert_eq!(
+            action_level(Enforcement::Row(RuleAction::Fail)),
+            MinAction::Fail
+        );
+    }
+
+    #[test]
+    fn write_target_names() {
+        let parse = |yaml: &str| {
+            let file = dqlint_yaml::parse(yaml);
+            let node = file.documents[0].root.clone().unwrap();
+            Value::from_node(&node, dqlint_project::FileId(0))
+        };
+        assert_eq!(
+            table_name(&parse(
+                "catalog: ${catalog}\nschema: silver\ntable: orders\n"
+            ))
+            .as_deref(),
+            Some("${catalog}.silver.orders")
+        );
+        assert_eq!(
+            table_name(&parse("database: ${catalog}.silver\ntable: orders\n")).as_deref(),
+            Some("${catalog}.silver.orders")
+        );
+        assert_eq!(table_name(&parse("type: sink\nsink_type: kafka\n")), None);
+    }
+}
