@@ -383,6 +383,8 @@ registry! {
     "DQ935" "dlt-cdc-include-and-except" Error File pipeline/dq935_dlt_cdc_include_and_except;
     "DQ936" "dlt-cdc-track-history-without-scd2" Error File pipeline/dq936_dlt_cdc_track_history_without_scd2;
     "DQ937" "dlt-cdc-invalid-scd-type" Error File pipeline/dq937_dlt_cdc_invalid_scd_type;
+    "DQ950" "missing-mandatory-expectation" Error Project policy/dq950_missing_mandatory_expectation;
+    "DQ951" "mandatory-expectation-warn-only" Warning Project policy/dq951_mandatory_expectation_warn_only;
 }
 
 /// A rule by code (`DQ107`) or name (`expectations-file-not-found`).

@@ -208,3 +208,54 @@ fn pipeline_datasets_have_their_name_properties_and_quarantine() {
         "a quarantine table is no policy subject"
     );
 }
+
+#[test]
+fn dq950_and_dq951_report_in_every_dialect_and_dq912_gives_way() {
+    let (project, config) = load("mixed");
+    let findings =
+        dqlint_linter::lint_configured(&project, &config, &dqlint_linter::Selection::default());
+    let got: Vec<(&str, String, String)> = findings
+        .iter()
+        .filter(|d| d.rule.code.starts_with("DQ95") || d.rule.code == "DQ912")
+        .map(|d| {
+            (
+                d.rule.code,
+                project.file(d.primary.file).rel.clone(),
+                d.message.clone(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("DQ950", "pipelines/silver/orders.yaml", "`${catalog}.${silver_schema}.orders` lacks the mandatory unique on `id` (dqlint.toml:3); present: not_null on `id`, range"),
+        ("DQ951", "quality/customers_checks.yml", "`main.silver.customers`: its mandatory range is only this rule (`warn`): failing rows are kept; the policy (dqlint.toml:3) needs `drop` or stronger"),
+        ("DQ950", "transformations/payments.py", "`main.silver.payments` lacks the mandatory unique on `id` (dqlint.toml:3); present: not_null on `id`, range"),
+        ("DQ951", "transformations/silver_products.py", "`silver_products`: its mandatory range is only `positive_price` (`warn`): failing rows are kept; the policy (dqlint.toml:3) needs `drop` or stronger"),
+        ("DQ950", "transformations/silver_products.py", "`silver_products` lacks the mandatory unique on `id` (dqlint.toml:3); present: not_null on `id`, range"),
+    ];
+    let expected: Vec<(&str, String, String)> = expected
+        .iter()
+        .map(|(c, f, m)| (*c, f.to_string(), m.to_string()))
+        .collect();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn without_a_policy_nothing_is_reported_and_dq912_speaks_again() {
+    let (project, _) = load("mixed");
+    let none = dqlint_linter::Selection::default();
+    let findings = dqlint_linter::lint_configured(&project, &Config::default(), &none);
+    assert!(findings.iter().all(|d| !d.rule.code.starts_with("DQ95")));
+    // DQ951's own example: a warn-only pipeline dataset.
+    let root =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/rules/DQ951/bad");
+    let config = Config::discover(&root, None).unwrap();
+    let project = Project::load(&root, &config.load_options(&[])).unwrap();
+    let codes = |config: &Config| -> Vec<&str> {
+        dqlint_linter::lint_configured(&project, config, &none)
+            .iter()
+            .map(|d| d.rule.code)
+            .collect()
+    };
+    assert_eq!(codes(&config), ["DQ951"]);
+    assert_eq!(codes(&Config::default()), ["DQ912"]);
+}

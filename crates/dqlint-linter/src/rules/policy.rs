@@ -10,6 +10,9 @@
 //! conjuncts (`dqlint_sql::conjuncts`), DQX checks by function name and
 //! their `column` / `columns` / `for_each_column` arguments.
 
+pub mod dq950_missing_mandatory_expectation;
+pub mod dq951_mandatory_expectation_warn_only;
+
 use dqlint_project::{
     Action, Check, Dialect, Enforcement, Env, ExpectationSource, Flowgroup, RuleAction, SourceSpan,
     Value,

@@ -35,6 +35,9 @@
 //! Drop (`expect_or_drop`) rows that must not flow on, fail
 //! (`expect_or_fail`) on integrity-critical rules; keep them in a
 //! quarantine dataset if they must be recoverable.
+//!
+//! A dataset that a `[[policy.mandatory]]` entry selects is reported by
+//! DQ951 instead (its warn-only mandatory rules), not twice.
 
 use dqlint_pipeline::model::ExpectAction;
 
@@ -42,6 +45,7 @@ use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
 use crate::rules::pipeline::sources;
+use crate::rules::policy::governs_pipeline_dataset;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ912");
@@ -51,6 +55,11 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             if expectations.is_empty()
                 || expectations.iter().any(|e| e.action != ExpectAction::Warn)
             {
+                continue;
+            }
+            // A policy governs the dataset: DQ951 reports its warn-only
+            // mandatory rules instead.
+            if governs_pipeline_dataset(ctx, source.id(), &dataset.name.span) {
                 continue;
             }
             let rules = if expectations.len() == 1 {
