@@ -51,6 +51,10 @@ pub struct Context<'a> {
     /// Every dataset of every dialect as policies see it, built once for
     /// the policy rules (`rules::policy::datasets`).
     pub(crate) policy_datasets: std::sync::OnceLock<Vec<crate::rules::policy::PolicyDataset>>,
+    /// The quarantine patterns among them, by position, once for DQ920-DQ925
+    /// (`rules::pipeline::quarantine_patterns`).
+    pub(crate) quarantine_patterns:
+        std::sync::OnceLock<Vec<dqlint_pipeline::quarantine::PatternAt>>,
 }
 
 /// Where rules put what they find.
@@ -136,6 +140,7 @@ impl<'a> Context<'a> {
             pipeline_sources: Default::default(),
             team_policy: Default::default(),
             policy_datasets: Default::default(),
+            quarantine_patterns: Default::default(),
         }
     }
 

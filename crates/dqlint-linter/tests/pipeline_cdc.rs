@@ -394,26 +394,30 @@ dp.create_auto_cdc_flow(
     target=\"a\",
     source=\"raw\",
     keys=[\"src.id\", col(\"region\")],
-    sequence_by=col(\"src.ts\"),
+    sequence_by=col(\"raw.ts\"),
     column_list=[\"id\", \"t.name\"],
     except_column_list=cfg.excluded,
 )
 ";
     let sql = "\
 CREATE OR REFRESH STREAMING TABLE b;
-CREATE FLOW b_cdc AS AUTO CDC INTO b FROM STREAM(raw) KEYS (raw.id) SEQUENCE BY struct(r.ts, 1.5);
+CREATE FLOW b_cdc AS AUTO CDC INTO b FROM STREAM(raw) KEYS (raw.id) SEQUENCE BY struct(b.ts, 1.5);
+CREATE OR REFRESH STREAMING TABLE c;
+CREATE FLOW c_cdc AS AUTO CDC INTO c FROM STREAM(raw) KEYS (id) SEQUENCE BY payload.ts;
 ";
     let linted = lint(&[("pipelines/a.py", python), ("pipelines/b.sql", sql)]);
     assert_eq!(
         linted.findings(),
         [
             "DQ934 pipelines/a.py `src.id`",
-            "DQ934 pipelines/a.py `col(\"src.ts\")`",
+            "DQ934 pipelines/a.py `col(\"raw.ts\")`",
             "DQ934 pipelines/a.py `t.name`",
             "DQ934 pipelines/b.sql `raw.id`",
-            "DQ934 pipelines/b.sql `struct(r.ts, 1.5)`",
+            "DQ934 pipelines/b.sql `struct(b.ts, 1.5)`",
         ]
     );
+    // `sequence_by` is an expression: a dotted name whose qualifier is no
+    // dataset of the flow reads a struct field (`SEQUENCE BY payload.ts`).
 }
 
 #[test]

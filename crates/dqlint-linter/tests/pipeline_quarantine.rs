@@ -253,3 +253,90 @@ fn a_pair_by_name_only_needs_a_shared_column() {
     let found = lint_sources(&[("transformations/encounters.py", source)]);
     assert!(found.is_empty(), "{found:?}");
 }
+
+/// A SQL clean/quarantine pair over one view: `rules` as drop constraints,
+/// `filter` as the quarantine's WHERE.
+fn sql_pair(rules: &[&str], filter: &str) -> String {
+    let constraints: Vec<String> = rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| format!("  CONSTRAINT r{i} EXPECT ({r}) ON VIOLATION DROP ROW"))
+        .collect();
+    format!(
+        "CREATE TEMPORARY VIEW raw_sales AS SELECT * FROM STREAM(raw_ingestion);\n\
+         CREATE OR REFRESH STREAMING TABLE sales_clean (\n{}\n) AS SELECT * FROM STREAM(raw_sales);\n\
+         CREATE OR REFRESH STREAMING TABLE sales_quarantine AS SELECT * FROM STREAM(raw_sales) WHERE {filter};\n",
+        constraints.join(",\n")
+    )
+}
+
+fn dq920_messages(source: &str) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::create_dir_all(dir.path().join("transformations")).unwrap();
+    std::fs::write(dir.path().join("transformations/sales.sql"), source).unwrap();
+    let project = Project::load(dir.path(), &LoadOptions::default()).unwrap();
+    lint(&project, &Selection::default())
+        .into_iter()
+        .filter(|d| d.rule.code == "DQ920")
+        .map(|d| d.message)
+        .collect()
+}
+
+#[test]
+fn different_forms_that_keep_the_same_rows_are_no_finding() {
+    for (rules, filter) in [
+        (
+            &["price IS NOT NULL AND price > 0 AND price > 1"][..],
+            "price IS NULL OR price <= 1",
+        ),
+        // NULL prices are the null gap's (DQ921), not a disagreement here.
+        (&["price > 0", "price > 1"], "NOT (price > 1)"),
+        (
+            &["qty IS NOT NULL AND qty BETWEEN 1 AND 5"],
+            "qty IS NULL OR qty < 1 OR qty > 5",
+        ),
+        (
+            &["coalesce(price, 0) > 0"],
+            "NOT (coalesce(price, 0) > 0) OR price IS NULL",
+        ),
+    ] {
+        let messages = dq920_messages(&sql_pair(rules, filter));
+        assert!(messages.is_empty(), "{rules:?} / {filter}: {messages:?}");
+    }
+}
+
+#[test]
+fn a_finding_names_a_row_the_tables_disagree_on() {
+    // `qty >= 1` and `qty > 0` keep the same integers, not the same
+    // decimals: true for every type is what counts.
+    let messages = dq920_messages(&sql_pair(
+        &["qty IS NOT NULL AND qty >= 1"],
+        "qty IS NULL OR qty <= 0",
+    ));
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].contains("a row with qty = 0.5 is in neither table"),
+        "{}",
+        messages[0]
+    );
+    let messages = dq920_messages(&sql_pair(
+        &["price IS NOT NULL AND price > 0", "order_id IS NOT NULL"],
+        "NOT (price IS NOT NULL AND price > 0)",
+    ));
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].contains("order_id = NULL") && messages[0].contains("in neither table"),
+        "{}",
+        messages[0]
+    );
+    let messages = dq920_messages(&sql_pair(
+        &["price IS NOT NULL AND price > 0"],
+        "price IS NULL OR price <= 0 OR status = 'X'",
+    ));
+    assert!(
+        messages[0].contains("status = 'X' is in both"),
+        "{}",
+        messages[0]
+    );
+}

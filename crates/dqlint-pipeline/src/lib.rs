@@ -24,6 +24,7 @@ mod python_frame;
 pub mod python_model;
 pub mod quarantine;
 pub mod sql;
+pub mod witness;
 
 pub use eval::{Evaluated, Evaluator, Value};
 pub use python::{Discovery, PythonModule, SyntaxError};

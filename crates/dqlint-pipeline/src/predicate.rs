@@ -264,6 +264,11 @@ fn cmp_of(op: &BinaryOperator) -> Option<Cmp> {
     })
 }
 
+/// An expression as normalised SQL text (the operands of [`Predicate`]).
+pub(crate) fn text_of(expr: &Expr) -> String {
+    text(expr)
+}
+
 fn text(expr: &Expr) -> String {
     let mut e = expr;
     while let Expr::Nested(inner) = e {
@@ -352,16 +357,6 @@ pub fn nullable_operands(rule: &str) -> Option<Vec<String>> {
 }
 
 fn nullable(p: &Predicate, guarded: &[&str], found: &mut Vec<String>) {
-    let mut operand = |s: &str| {
-        let null_safe = ["coalesce(", "nvl(", "ifnull("]
-            .iter()
-            .any(|f| s.contains(f));
-        let literal =
-            s.starts_with('\'') || s.parse::<f64>().is_ok() || s == "true" || s == "false";
-        if !null_safe && !literal && !guarded.contains(&s) {
-            found.push(s.to_string());
-        }
-    };
     match p {
         Predicate::And(parts) | Predicate::Or(parts) => {
             for q in parts {
@@ -371,13 +366,101 @@ fn nullable(p: &Predicate, guarded: &[&str], found: &mut Vec<String>) {
         Predicate::Not(inner) => nullable(inner, guarded, found),
         Predicate::IsNull { .. } => {}
         Predicate::Compare { lhs, rhs, .. } => {
-            operand(lhs);
-            operand(rhs);
+            for operand in [lhs, rhs] {
+                // A guarded operand (`price * 2 IS NOT NULL`) as a whole.
+                if guarded.contains(&operand.as_str()) {
+                    continue;
+                }
+                for column in null_propagating_columns(operand) {
+                    if !guarded.contains(&column.as_str()) {
+                        found.push(column);
+                    }
+                }
+            }
         }
         // What the normaliser does not see into (`IN`, `LIKE`, a function
         // call) may be guarded in ways it cannot tell: no NULL gap is
         // claimed for it.
         Predicate::Atom(_) => {}
+    }
+}
+
+/// The columns through which an operand (normalised SQL text) is NULL:
+/// every column under operators and functions that are NULL exactly when
+/// an input is (arithmetic, `-x`, `length`, `upper`, `abs`, ...), so
+/// `price * 2` is NULL when `price` is. A null-safe form (`coalesce`,
+/// `nvl`, `ifnull`) or anything else (a cast, another function, a
+/// division, which is NULL on a zero divisor too) gives none: no gap is
+/// claimed through it.
+fn null_propagating_columns(operand: &str) -> Vec<String> {
+    let Some(expr) = Parser::new(&DatabricksDialect {})
+        .try_with_sql(operand)
+        .ok()
+        .and_then(|mut p| p.parse_expr().ok())
+    else {
+        return Vec::new();
+    };
+    let mut columns = Vec::new();
+    if !strict_columns(&expr, &mut columns) {
+        return Vec::new();
+    }
+    columns.sort();
+    columns.dedup();
+    columns
+}
+
+/// Collects the columns of `expr`; false when some part is not strict
+/// (NULL on a non-NULL input, or not NULL on a NULL one).
+fn strict_columns(expr: &Expr, out: &mut Vec<String>) -> bool {
+    use sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
+    match expr {
+        Expr::Nested(inner) => strict_columns(inner, out),
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => {
+            out.push(text(expr));
+            true
+        }
+        Expr::Value(_) => true,
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus | UnaryOperator::Plus,
+            expr,
+        } => strict_columns(expr, out),
+        Expr::BinaryOp { left, op, right } => {
+            matches!(
+                op,
+                BinaryOperator::Plus
+                    | BinaryOperator::Minus
+                    | BinaryOperator::Multiply
+                    | BinaryOperator::StringConcat
+            ) && strict_columns(left, out)
+                && strict_columns(right, out)
+        }
+        Expr::Function(f) => {
+            const STRICT: [&str; 11] = [
+                "length",
+                "char_length",
+                "character_length",
+                "upper",
+                "lower",
+                "ucase",
+                "lcase",
+                "trim",
+                "ltrim",
+                "rtrim",
+                "abs",
+            ];
+            let name = f.name.to_string().to_ascii_lowercase();
+            let FunctionArguments::List(list) = &f.args else {
+                return false;
+            };
+            STRICT.contains(&name.as_str())
+                && f.filter.is_none()
+                && f.over.is_none()
+                && list.args.iter().all(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => strict_columns(e, out),
+                    _ => false,
+                })
+        }
+        _ => false,
     }
 }
 
@@ -588,22 +671,22 @@ mod tests {
     }
 
     /// Three-valued evaluation: `None` is NULL.
-    fn eval(g: &G, row: [Option<i64>; 3]) -> Option<bool> {
+    fn eval(g: &G, row: [Option<f64>; 3]) -> Option<bool> {
         let col = |c: &str| row[if c == "a" { 0 } else { 1 }];
         match g {
             G::Cmp(c, op, v) => col(c).map(|x| match *op {
-                "=" => x == *v,
-                "<>" => x != *v,
-                "<" => x < *v,
-                "<=" => x <= *v,
-                ">" => x > *v,
-                _ => x >= *v,
+                "=" => x == *v as f64,
+                "<>" => x != *v as f64,
+                "<" => x < *v as f64,
+                "<=" => x <= *v as f64,
+                ">" => x > *v as f64,
+                _ => x >= *v as f64,
             }),
-            G::Str(op, v) => row[2].map(|x| (x == *v) == (*op == "=")),
+            G::Str(op, v) => row[2].map(|x| (x == *v as f64) == (*op == "=")),
             G::IsNull(c, negated) | G::FnNull(c, negated) => Some(col(c).is_none() != *negated),
-            G::In(c, n) => col(c).map(|x| (x == 1 || x == 2) != *n),
-            G::Between(c, n) => col(c).map(|x| (1..=2).contains(&x) != *n),
-            G::IsTrue(c, n) => Some((col(c).map(|x| x > 1) == Some(true)) != *n),
+            G::In(c, n) => col(c).map(|x| (x == 1.0 || x == 2.0) != *n),
+            G::Between(c, n) => col(c).map(|x| (1.0..=2.0).contains(&x) != *n),
+            G::IsTrue(c, n) => Some((col(c).map(|x| x > 1.0) == Some(true)) != *n),
             G::Not(x) => eval(x, row).map(|b| !b),
             G::And(x, y) => match (eval(x, row), eval(y, row)) {
                 (Some(false), _) | (_, Some(false)) => Some(false),
@@ -618,9 +701,9 @@ mod tests {
         }
     }
 
-    fn rows() -> Vec<[Option<i64>; 3]> {
-        let values = [None, Some(0), Some(1), Some(2), Some(3)];
-        let strings = [None, Some(0), Some(1)];
+    fn rows() -> Vec<[Option<f64>; 3]> {
+        let values = [None, Some(0.0), Some(1.0), Some(2.0), Some(3.0)];
+        let strings = [None, Some(0.0), Some(1.0)];
         values
             .iter()
             .flat_map(|a| values.iter().map(move |b| (*a, *b)))
@@ -640,6 +723,26 @@ mod tests {
             nullable_operands("price > 0 AND qty IS NOT NULL AND qty >= 1"),
             Some(vec!["price".to_string()])
         );
+        // A computed operand is NULL through its columns.
+        assert_eq!(
+            nullable_operands("price * 2 > qty"),
+            Some(vec!["price".to_string(), "qty".to_string()])
+        );
+        assert_eq!(
+            nullable_operands("-price < length(code)"),
+            Some(vec!["code".to_string(), "price".to_string()])
+        );
+        for guarded in [
+            "price IS NOT NULL AND price * 2 > 0",
+            "price * 2 IS NOT NULL AND price * 2 > 0",
+            "id IS NOT NULL AND length(id) = 10",
+            "coalesce(price, 0) * 2 > 0",
+            // Not claimed: NULL on a zero divisor or a failed cast as well.
+            "price / qty > 0",
+            "CAST(code AS INT) > 0",
+        ] {
+            assert_eq!(nullable_operands(guarded), Some(vec![]), "{guarded}");
+        }
     }
 
     #[test]
@@ -687,5 +790,88 @@ mod tests {
             }
         }
         assert!(called_equal > 100, "the generator exercises the equal case");
+    }
+
+    /// A witness row in the property test's terms: `s` is 0 for 'A', 1
+    /// for 'a', 2 for any other text; a column only tested for NULL is 0.
+    fn as_test_row(row: &crate::witness::Row) -> [Option<f64>; 3] {
+        use crate::witness::Cell;
+        let mut out = [None; 3];
+        for cell in &row.cells {
+            let at = match cell.name.as_str() {
+                "a" => 0,
+                "b" => 1,
+                "s" => 2,
+                other => panic!("unexpected slot {other}"),
+            };
+            out[at] = match &cell.value {
+                Cell::Null => None,
+                Cell::Number(n) => Some(*n),
+                Cell::Text(t) if t == "A" => Some(0.0),
+                Cell::Text(t) if t == "a" => Some(1.0),
+                Cell::Text(_) => Some(2.0),
+                Cell::Present => Some(0.0),
+                Cell::Bool(b) => panic!("no boolean column, got {b}"),
+            };
+        }
+        out
+    }
+
+    #[test]
+    fn a_witness_row_is_real_and_found_whenever_one_exists() {
+        let mut rng = Rng(0x5851_F42D_4C95_7F2D);
+        let (mut different, mut shown_equal_by_search) = (0, 0);
+        for _ in 0..1500 {
+            let g = gen(&mut rng, 3);
+            let h = if rng.pick(2) == 0 {
+                gen(&mut rng, 3)
+            } else {
+                rewrite(&g, &mut rng)
+            };
+            let (gs, hs) = (sql(&g), sql(&h));
+            let found = crate::witness::find_row(&[&gs, &hs], |v| v[0] != v[1]);
+            let differs_on_test_rows = rows().iter().any(|r| eval(&g, *r) != eval(&h, *r));
+            match &found {
+                Some(row) => {
+                    different += 1;
+                    let r = as_test_row(row);
+                    assert_ne!(eval(&g, r), eval(&h, r), "{gs} vs {hs}: {row}");
+                    assert_eq!(row.values, vec![eval(&g, r), eval(&h, r)], "{gs} vs {hs}");
+                }
+                None => {
+                    shown_equal_by_search += 1;
+                    assert!(!differs_on_test_rows, "{gs} vs {hs}: no witness found");
+                }
+            }
+            if equivalent(&gs, &hs) == Some(true) {
+                assert!(
+                    found.is_none(),
+                    "{gs} vs {hs}: normalised equal, row {found:?}"
+                );
+            }
+        }
+        assert!(different > 100 && shown_equal_by_search > 100);
+    }
+
+    #[test]
+    fn plain_comparisons_that_keep_the_same_rows_have_no_witness() {
+        use crate::witness::find_row;
+        let differ = |a: &str, b: &str| find_row(&[a, b], |v| v[0] != v[1]).map(|r| r.to_string());
+        assert_eq!(differ("a > 0 AND a > 1", "a > 1"), None);
+        assert_eq!(differ("a < 1 OR a > 5", "NOT (a BETWEEN 1 AND 5)"), None);
+        assert_eq!(
+            differ("NOT coalesce(a > 0, false)", "a IS NULL OR a <= 0"),
+            None
+        );
+        // On integers the same rows, not on decimals: a = 0.5 tells them apart.
+        assert_eq!(differ("a >= 1", "a > 0"), Some("a = 0.5".to_string()));
+        assert_eq!(differ("price * 2 > 0", "price > 0"), None);
+        // An unmodelled part on its own columns is a free atom.
+        assert!(differ("length(id) = 10 AND price > 0", "price > 0").is_some());
+        // Sharing a column with a modelled part, it is not searched.
+        assert_eq!(
+            differ("id IS NOT NULL AND length(id) = 10", "id IS NOT NULL"),
+            None
+        );
     }
 }

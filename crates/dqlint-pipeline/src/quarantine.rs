@@ -17,6 +17,7 @@ use std::ops::Range;
 use crate::eval::Evaluated;
 use crate::model::{Constraint, Dataset, ExpectAction, PipelineExpectation, Read};
 use crate::predicate::{self, Predicate};
+use crate::witness::{self, Row};
 
 /// A dataset and the file it is declared in (an index the caller chose).
 pub type InFile<'a, T> = (usize, &'a T);
@@ -56,6 +57,11 @@ pub struct Coverage<'a> {
     pub null_gaps: Vec<&'a PipelineExpectation>,
     /// `NOT (r1 AND ... AND rn)` over the drop rules, as SQL text.
     pub exact_negation: String,
+    /// A row dropped from the clean table and not quarantined (failing
+    /// the first of [`Self::uncovered`]); `None` when equivalent.
+    pub in_neither: Option<Row>,
+    /// A row kept by the clean table and quarantined too.
+    pub in_both: Option<Row>,
 }
 
 /// Every quarantine pattern among `datasets` (all the pipeline's files).
@@ -155,6 +161,102 @@ pub fn patterns<'a>(
         .zip(keep)
         .filter_map(|(p, keep)| keep.then_some(p))
         .collect()
+}
+
+/// A quarantine pattern by position among the datasets it was found in,
+/// so that it can be kept beside them (the linter finds the patterns once
+/// per run for the six rules that read them); [`PatternAt::view`] gives
+/// the pattern back.
+#[derive(Debug, Clone)]
+pub struct PatternAt {
+    clean: usize,
+    quarantine: usize,
+    clean_read: usize,
+    quarantine_read: usize,
+    coverage: Option<CoverageAt>,
+}
+
+/// [`Coverage`] with expectations by their index in the clean dataset.
+#[derive(Debug, Clone)]
+struct CoverageAt {
+    equivalent: bool,
+    uncovered: Vec<usize>,
+    covered_warn: Vec<usize>,
+    only_rows_failing_all: bool,
+    extra_condition: bool,
+    null_gaps: Vec<usize>,
+    exact_negation: String,
+    in_neither: Option<Row>,
+    in_both: Option<Row>,
+}
+
+/// [`patterns`], by position in `datasets`.
+pub fn pattern_positions(
+    datasets: &[InFile<'_, Dataset>],
+    is_quarantine_name: impl Fn(&str) -> bool,
+) -> Vec<PatternAt> {
+    let index: HashMap<*const Dataset, usize> = datasets
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.1 as *const Dataset, i))
+        .collect();
+    let position = |d: &Dataset| index.get(&(d as *const Dataset)).copied();
+    let within = |all: &[PipelineExpectation], some: &[&PipelineExpectation]| -> Vec<usize> {
+        some.iter()
+            .filter_map(|e| all.iter().position(|x| std::ptr::eq(x, *e)))
+            .collect()
+    };
+    patterns(datasets, is_quarantine_name)
+        .into_iter()
+        .filter_map(|p| {
+            let read_at = |d: &Dataset, r: &Read| d.reads.iter().position(|x| std::ptr::eq(x, r));
+            let all = &p.clean.1.expectations;
+            Some(PatternAt {
+                clean: position(p.clean.1)?,
+                quarantine: position(p.quarantine.1)?,
+                clean_read: read_at(p.clean.1, p.clean_read)?,
+                quarantine_read: read_at(p.quarantine.1, p.quarantine_read)?,
+                coverage: p.coverage.map(|c| CoverageAt {
+                    equivalent: c.equivalent,
+                    uncovered: within(all, &c.uncovered),
+                    covered_warn: within(all, &c.covered_warn),
+                    only_rows_failing_all: c.only_rows_failing_all,
+                    extra_condition: c.extra_condition,
+                    null_gaps: within(all, &c.null_gaps),
+                    exact_negation: c.exact_negation,
+                    in_neither: c.in_neither,
+                    in_both: c.in_both,
+                }),
+            })
+        })
+        .collect()
+}
+
+impl PatternAt {
+    /// The pattern among the `datasets` [`pattern_positions`] was given.
+    pub fn view<'a>(&self, datasets: &[InFile<'a, Dataset>]) -> Option<QuarantinePattern<'a>> {
+        let clean = *datasets.get(self.clean)?;
+        let quarantine = *datasets.get(self.quarantine)?;
+        let all = &clean.1.expectations;
+        let pick = |at: &[usize]| at.iter().filter_map(|&i| all.get(i)).collect();
+        Some(QuarantinePattern {
+            clean,
+            quarantine,
+            clean_read: clean.1.reads.get(self.clean_read)?,
+            quarantine_read: quarantine.1.reads.get(self.quarantine_read)?,
+            coverage: self.coverage.as_ref().map(|c| Coverage {
+                equivalent: c.equivalent,
+                uncovered: pick(&c.uncovered),
+                covered_warn: pick(&c.covered_warn),
+                only_rows_failing_all: c.only_rows_failing_all,
+                extra_condition: c.extra_condition,
+                null_gaps: pick(&c.null_gaps),
+                exact_negation: c.exact_negation.clone(),
+                in_neither: c.in_neither.clone(),
+                in_both: c.in_both.clone(),
+            }),
+        })
+    }
 }
 
 fn has_drop_rule(d: &Dataset) -> bool {
@@ -331,25 +433,48 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
         .filter(|d| expected_disjuncts.contains(d) || !null_guards.contains(d))
         .cloned()
         .collect();
-    let equivalent = q_core == expected_disjuncts;
-    // Forms the normaliser does not see into (`NOT coalesce(price > 0,
-    // false)`, `x < 1 OR x > 5` against `NOT BETWEEN`) may be equivalent
-    // to the rules although they differ: nothing is claimed unless the
-    // differing disjuncts are all transparent, or the quarantine only lacks
-    // some (a rule's negation missing, nothing in its place).
-    let extra: Vec<&Predicate> = q_core.difference(&expected_disjuncts).collect();
-    let missing: Vec<&Predicate> = expected_disjuncts.difference(&q_core).collect();
-    let opaque = |ps: &[&Predicate]| ps.iter().any(|p| !predicate::is_transparent(p));
-    if !equivalent && (opaque(&extra) || (!extra.is_empty() && opaque(&missing))) {
-        return None;
+    let mut equivalent = q_core == expected_disjuncts;
+    let mut in_neither = None;
+    let mut in_both = None;
+    if !equivalent {
+        // Different forms may keep the same rows (`a > 0 AND a > 1` and
+        // `a > 1`): what is reported is a row the two tables disagree on,
+        // within the clean dataset's row filters. A row on which a rule is
+        // NULL is the null gap's (DQ921), not this.
+        let filters = match clean_filters.as_slice() {
+            [] => "true".to_string(),
+            some => conjunction(some),
+        };
+        let mut semantically_uncovered = Vec::new();
+        for &(e, text) in &drop_rules {
+            let found = witness::find_row(&[&q_sql, text, &filters], |v| {
+                v[2] == Some(true) && v[1] == Some(false) && v[0] != Some(true)
+            });
+            if let Some(row) = found {
+                semantically_uncovered.push(e);
+                in_neither.get_or_insert(row);
+            }
+        }
+        in_both = witness::find_row(&[&q_sql, &conjunction(&expected_rules), &filters], |v| {
+            v[2] == Some(true) && v[1] == Some(true) && v[0] == Some(true)
+        });
+        if in_neither.is_some() || in_both.is_some() {
+            uncovered = semantically_uncovered;
+        } else {
+            // Forms the normaliser does not see into (`NOT coalesce(price
+            // > 0, false)`) and no row told apart: nothing is claimed.
+            let extra: Vec<&Predicate> = q_core.difference(&expected_disjuncts).collect();
+            let missing: Vec<&Predicate> = expected_disjuncts.difference(&q_core).collect();
+            let opaque = |ps: &[&Predicate]| ps.iter().any(|p| !predicate::is_transparent(p));
+            if opaque(&extra) || opaque(&missing) {
+                return None;
+            }
+            equivalent = true;
+            uncovered.clear();
+        }
     }
 
-    let rule_disjuncts: BTreeSet<Predicate> = expected_rules
-        .iter()
-        .filter_map(|r| negation_disjuncts(r))
-        .flatten()
-        .collect();
-    let extra_condition = !q_core.is_subset(&rule_disjuncts);
+    let extra_condition = in_both.is_some();
     let only_rows_failing_all = drop_rules.len() > 1
         && matches!(&q_norm, Predicate::And(parts) if parts.len() > 1)
         && uncovered.len() == drop_rules.len();
@@ -363,6 +488,8 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
         extra_condition,
         null_gaps,
         exact_negation: within(&clean_filters, negation(&drop_texts)),
+        in_neither,
+        in_both,
     })
 }
 
@@ -391,7 +518,7 @@ fn conjuncts(p: &Predicate) -> Vec<Predicate> {
 
 /// The column names a predicate text mentions: words outside string
 /// literals that are no keyword, number or function name.
-fn columns(sql: &str) -> BTreeSet<String> {
+pub(crate) fn columns(sql: &str) -> BTreeSet<String> {
     const KEYWORDS: [&str; 20] = [
         "and", "or", "not", "is", "null", "in", "between", "like", "ilike", "rlike", "true",
         "false", "case", "when", "then", "else", "end", "distinct", "from", "escape",

@@ -112,7 +112,17 @@ pub fn quarantine_patterns<'c>(ctx: &'c Context) -> Vec<QuarantinePattern<'c>> {
         .enumerate()
         .flat_map(|(i, s)| s.model.datasets.iter().map(move |d| (i, d)))
         .collect();
-    dqlint_pipeline::quarantine::patterns(&datasets, |name| ctx.dlt.is_quarantine_name(name))
+    // Found once per run (six rules read them): the analysis parses and
+    // compares every candidate pair's predicates.
+    ctx.quarantine_patterns
+        .get_or_init(|| {
+            dqlint_pipeline::quarantine::pattern_positions(&datasets, |name| {
+                ctx.dlt.is_quarantine_name(name)
+            })
+        })
+        .iter()
+        .filter_map(|p| p.view(&datasets))
+        .collect()
 }
 
 /// The file of a source index of [`quarantine_patterns`].

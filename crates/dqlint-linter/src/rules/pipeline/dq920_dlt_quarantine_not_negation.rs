@@ -6,7 +6,11 @@
 //! compares the two after normalising them (flattened AND/OR, NOT pushed
 //! through De Morgan and comparisons, conjuncts in order), so
 //! `NOT (a) OR NOT (b)` and `"NOT({0})".format(" AND ".join(RULES.values()))`
-//! are recognised as the exact negation.
+//! are recognised as the exact negation. Forms that differ are evaluated
+//! on candidate rows under three-valued logic: it reports only when it
+//! finds a row the two tables disagree on, and names it ("a row with
+//! `price = 0, order_id = NULL` is in neither table"); `a > 0 AND a > 1`
+//! against `a > 1` is no finding.
 //!
 //! ## Why is this bad?
 //! The quarantine table exists to keep exactly the rows the clean table
@@ -172,9 +176,17 @@ fn what_differs(coverage: &Coverage) -> String {
     if parts.is_empty() {
         parts.push("its filter is not the negation of the drop rules".to_string());
     }
+    let mut rows = Vec::new();
+    if let Some(row) = &coverage.in_neither {
+        rows.push(format!("a row with {row} is in neither table"));
+    }
+    if let Some(row) = &coverage.in_both {
+        rows.push(format!("a row with {row} is in both"));
+    }
     format!(
-        "{}; the exact negation is `{}`",
+        "{} ({}); the exact negation is `{}`",
         parts.join(", and "),
+        rows.join(", and "),
         coverage.exact_negation
     )
 }

@@ -1,7 +1,10 @@
 //! ## What it does
 //! Reports a qualified column name (`src.id`, `col("src.id")`) in the
 //! `keys`, `sequence_by`, `column_list` or `except_column_list` of an AUTO
-//! CDC flow (SQL: `KEYS`, `SEQUENCE BY`, `COLUMNS`).
+//! CDC flow (SQL: `KEYS`, `SEQUENCE BY`, `COLUMNS`). `sequence_by` is an
+//! expression, where `payload.ts` reads a field of a struct column: there a
+//! dotted name is reported only when its qualifier names the source or the
+//! target dataset (`orders_raw.ts`).
 //!
 //! ## Why is this bad?
 //! AUTO CDC resolves these columns against the source and the target at
@@ -44,14 +47,14 @@
 //! Write the column name alone (`customer_id`); rename the column in the
 //! source view if two sources share it.
 
-use dqlint_pipeline::model::Named;
+use dqlint_pipeline::model::{AutoCdc, CdcSource, Named};
 use dqlint_project::{FileKind, Origin};
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
 use crate::rules::pipeline::dq933_dlt_cdc_sequence_by_processing_time::identifiers;
-use crate::rules::pipeline::{sources, PipelineSource};
+use crate::rules::pipeline::{dataset_key, sources, PipelineSource};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ934");
@@ -74,7 +77,12 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 let Some(at) = words.iter().position(|w| w.qualified) else {
                     continue;
                 };
-                let qualified = format!("{}.{}", words[at - 1].text, words[at].text);
+                let qualifier = words[at - 1].text;
+                if what == "sequence_by" && !names_a_dataset(cdc, qualifier) {
+                    // A struct field: `SEQUENCE BY payload.ts`.
+                    continue;
+                }
+                let qualified = format!("{qualifier}.{}", words[at].text);
                 let what = if source.file.kind == FileKind::PipelineSql {
                     match what {
                         "keys" => "KEYS",
@@ -96,6 +104,20 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             }
         }
     }
+}
+
+/// Whether `qualifier` is the source's or the target's name (or its last
+/// part), so `qualifier.column` is a qualified column, not a struct field.
+fn names_a_dataset(cdc: &AutoCdc, qualifier: &str) -> bool {
+    let qualifier = dataset_key(qualifier);
+    let source = match &cdc.source {
+        Some(CdcSource::Name(n)) => Some(n),
+        _ => None,
+    };
+    source.into_iter().chain(&cdc.target).any(|n| {
+        let key = dataset_key(&n.name);
+        key == qualifier || key.rsplit('.').next() == Some(qualifier.as_str())
+    })
 }
 
 /// Whether a name of the Python reader is SQL (a string, or a column
