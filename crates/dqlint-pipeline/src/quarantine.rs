@@ -440,7 +440,7 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
         // Different forms may keep the same rows (`a > 0 AND a > 1` and
         // `a > 1`): what is reported is a row the two tables disagree on,
         // within the clean dataset's row filters. A row on which a rule is
-        // NULL is the null gap's (DQ921), not this.
+        // NULL is the null gap's (`Coverage::null_gaps`), not this.
         let filters = match clean_filters.as_slice() {
             [] => "true".to_string(),
             some => conjunction(some),
