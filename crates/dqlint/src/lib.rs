@@ -6,4 +6,5 @@ pub mod fix;
 pub mod fix_loop;
 pub mod fix_write;
 pub mod output;
+pub mod policy_view;
 pub mod rule_docs;

@@ -43,8 +43,34 @@ enum Command {
         #[arg(long, hide = true, requires = "generate_docs")]
         root: Option<PathBuf>,
     },
+    /// Show, per dataset of every dialect, its rule kinds and actions, the
+    /// `[policy]` entries that select it and its circuit breaker.
+    Policy(PolicyArgs),
     /// Run the language server (LSP over stdin/stdout), for editors.
     Server(ServerArgs),
+}
+
+#[derive(clap::Args)]
+struct PolicyArgs {
+    /// The project (default: the current folder).
+    #[arg(value_name = "PATH")]
+    path: Option<PathBuf>,
+    /// Environment to resolve tokens for (repeatable); default: every substitutions/*.yaml.
+    #[arg(long = "env", value_name = "ENV")]
+    envs: Vec<String>,
+    #[arg(long, value_enum, default_value_t = PolicyFormat::Table)]
+    format: PolicyFormat,
+    /// Configuration file to use instead of the project's dqlint.toml.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PolicyFormat {
+    /// One dataset a line.
+    Table,
+    /// One JSON document (docs/policy.md).
+    Json,
 }
 
 /// What LSP clients pass when they start a stdio server (vscode-languageclient
@@ -188,6 +214,13 @@ fn main() -> ExitCode {
         } => generate_docs_command(check, root),
         Command::Rule { code, .. } => rule_command(code.as_deref()),
         Command::Server(_) => dqlint_lsp::run_stdio(),
+        Command::Policy(args) => match policy_command(args) {
+            Ok(code) => code,
+            Err(message) => {
+                eprintln!("dqlint: error: {message}");
+                ExitCode::from(2)
+            }
+        },
         Command::Lint(args) => match lint_command(args) {
             Ok(code) => code,
             Err(message) => {
@@ -245,6 +278,38 @@ fn rule_command(code: Option<&str>) -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// `dqlint policy`: the coverage view (exit 0; 2 when the project or its
+/// configuration cannot be read).
+fn policy_command(args: PolicyArgs) -> Result<ExitCode, String> {
+    for env in &args.envs {
+        check_env_name(env)?;
+    }
+    let path = args.path.unwrap_or_else(|| PathBuf::from("."));
+    if !path.exists() {
+        return Err(format!("{}: no such file or folder", path.display()));
+    }
+    let (root, marker) = find_lint_root(&path);
+    if marker != RootMarker::LhpProject && !has_dialect_files(&discover(&root)) {
+        return Err(nothing_to_lint(&path, &discover(&root)));
+    }
+    let config = Config::discover(&root, args.config.as_deref()).map_err(|e| e.to_string())?;
+    let options = config.load_options(&args.envs);
+    let project = Project::load(&root, &options).map_err(|e| e.to_string())?;
+    let text = match args.format {
+        PolicyFormat::Table => dqlint::policy_view::table(&project, &config),
+        PolicyFormat::Json => {
+            serde_json::to_string_pretty(&dqlint::policy_view::json_report(&project, &config))
+                .map_err(|e| e.to_string())?
+                + "\n"
+        }
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(|e| format!("cannot write the report: {e}"))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Whether a root without `lhp.yaml` holds files of another dialect: a

@@ -358,6 +358,71 @@ pub fn governs_pipeline_dataset(
         })
 }
 
+/// The circuit-breaker column of the coverage view (`dqlint policy`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum BreakerColumn {
+    /// No `[policy.circuit_breaker]` selects the dataset.
+    NotRequired,
+    /// Selected, but nothing is quarantined: no breaker is needed.
+    NoQuarantine,
+    /// Selected, with a quarantine: whether a breaker exists is decided by
+    /// the breaker recognition of DQ953/DQ954 (the hook it fills).
+    Required,
+}
+
+impl BreakerColumn {
+    pub fn text(&self) -> &'static str {
+        match self {
+            BreakerColumn::NotRequired => "-",
+            BreakerColumn::NoQuarantine => "no quarantine",
+            BreakerColumn::Required => "required",
+        }
+    }
+}
+
+/// What the coverage view says of a dataset's breaker.
+pub fn breaker_column(ctx: &Context, dataset: &PolicyDataset) -> BreakerColumn {
+    match &ctx.team_policy.circuit_breaker {
+        Some(breaker) if !dataset.auxiliary && breaker.selects(dataset.name_texts()) => {
+            if dataset.has_quarantine {
+                BreakerColumn::Required
+            } else {
+                BreakerColumn::NoQuarantine
+            }
+        }
+        _ => BreakerColumn::NotRequired,
+    }
+}
+
+/// The kinds a dataset has, each with the actions of its rules (in
+/// order, without repeats) and the columns they check: the coverage view.
+pub fn kind_summary(dataset: &PolicyDataset) -> Vec<(RuleKind, Vec<&'static str>, Vec<String>)> {
+    let mut out: Vec<(RuleKind, Vec<&'static str>, Vec<String>)> = Vec::new();
+    for e in &dataset.expectations {
+        for fact in &e.kinds {
+            let index = match out.iter().position(|(k, _, _)| *k == fact.kind) {
+                Some(i) => i,
+                None => {
+                    out.push((fact.kind, Vec::new(), Vec::new()));
+                    out.len() - 1
+                }
+            };
+            let (_, actions, columns) = &mut out[index];
+            let action = action_name(e.enforcement);
+            if !actions.contains(&action) {
+                actions.push(action);
+            }
+            for c in &fact.columns {
+                if !columns.iter().any(|x| x.eq_ignore_ascii_case(c)) {
+                    columns.push(c.clone());
+                }
+            }
+        }
+    }
+    out.sort_by_key(|(k, _, _)| *k);
+    out
+}
+
 // --- LHP -------------------------------------------------------------------
 
 fn lhp_datasets(ctx: &Context) -> Vec<PolicyDataset> {
