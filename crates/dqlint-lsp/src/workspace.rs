@@ -136,8 +136,19 @@ impl ProjectState {
     }
 
     /// Records the text a file not open in the editor now has on disk.
+    /// A text the model already holds is no change: it is not kept twice
+    /// (a large file closed unchanged would otherwise stay in memory again).
     pub fn saw_on_disk(&self, path: PathBuf, text: Arc<str>) {
-        lock(&self.on_disk).insert(path, text);
+        let in_model = self.snapshot().is_some_and(|s| {
+            s.project
+                .file_by_path(&path)
+                .is_some_and(|f| f.text == text)
+        });
+        if in_model {
+            lock(&self.on_disk).remove(&path);
+        } else {
+            lock(&self.on_disk).insert(path, text);
+        }
     }
 }
 
@@ -701,6 +712,41 @@ impl Workspace {
             return false;
         };
         let (edits, versions) = self.edits_against(project, &base);
+        let settings = lock(&self.settings).clone();
+        if edits.is_empty() {
+            // Every buffer and file agrees with the model again (a buffer
+            // closed unchanged, an edit undone): its findings hold for the
+            // files the quick re-lints touched, and their state goes, with
+            // the memory it holds (a large buffer's parse and findings).
+            let mut focus: BTreeSet<FileId> = BTreeSet::from([edited]);
+            {
+                let mut last = lock(&project.last_focus);
+                focus.extend(
+                    last.values()
+                        .flatten()
+                        .filter_map(|p| base.project.file_by_path(p).map(|f| f.id)),
+                );
+                last.clear();
+            }
+            *lock(&project.quick_view) = None;
+            release_freed_memory();
+            let findings: Vec<Finding> = base
+                .findings
+                .iter()
+                .filter(|f| focus.contains(&f.primary.file))
+                .cloned()
+                .collect();
+            self.publish_focus(
+                project,
+                &base.project,
+                &focus,
+                &findings,
+                &versions,
+                &settings,
+            )
+            .await;
+            return true;
+        }
         let edited_paths: Vec<PathBuf> = edits
             .texts
             .keys()
@@ -712,7 +758,6 @@ impl Workspace {
             .flatten()
             .filter_map(|p| base.project.file_by_path(p).map(|f| f.id))
             .collect();
-        let settings = lock(&self.settings).clone();
         let selection = settings.selection();
         let task_base = base.clone();
         let outcome = tokio::task::spawn_blocking(move || {
@@ -748,6 +793,54 @@ impl Workspace {
         // this one (they run in turn): it publishes the files it affects,
         // and the others' findings here are not stale (it cannot change
         // them), so everything is published.
+        self.publish_focus(
+            project,
+            &relinted.project,
+            &relinted.focus,
+            &relinted.findings,
+            &versions,
+            &settings,
+        )
+        .await;
+        let focus: HashSet<PathBuf> = relinted
+            .focus
+            .iter()
+            .map(|id| relinted.project.file(*id).path.clone())
+            .collect();
+        let view = Snapshot {
+            project: relinted.project,
+            findings: relinted.findings,
+            settings,
+            config: base.config.clone(),
+            versions,
+        };
+        {
+            // The other files edited since the model were part of this
+            // re-lint too: their next re-lint revisits its files.
+            let mut last = lock(&project.last_focus);
+            for other in &edited_paths {
+                last.entry(other.clone())
+                    .or_default()
+                    .extend(focus.iter().cloned());
+            }
+            last.insert(path.to_path_buf(), focus.clone());
+        }
+        *lock(&project.quick_view) = Some((Arc::new(view), focus));
+        true
+    }
+
+    /// Publishes, for the `focus` files of `model`, the `findings` (those
+    /// whose primary location is in a focus file) where they differ from
+    /// what is shown, never over the findings of a newer buffer version.
+    async fn publish_focus(
+        &self,
+        project: &ProjectState,
+        model: &Project,
+        focus: &BTreeSet<FileId>,
+        findings: &[Finding],
+        versions: &HashMap<PathBuf, (Uri, i32)>,
+        settings: &Settings,
+    ) {
         let uris = UriMap::new(
             versions
                 .iter()
@@ -755,8 +848,8 @@ impl Workspace {
         );
         let mut by_uri: HashMap<Uri, Published> = HashMap::new();
         let mut uri_of: HashMap<FileId, Uri> = HashMap::new();
-        for id in &relinted.focus {
-            let path = &relinted.project.file(*id).path;
+        for id in focus {
+            let path = &model.file(*id).path;
             let Some(uri) = uris.uri(path) else { continue };
             let version = versions.get(path).map(|(_, v)| *v);
             uri_of.insert(*id, uri.clone());
@@ -768,11 +861,11 @@ impl Workspace {
                 },
             );
         }
-        for finding in &relinted.findings {
+        for finding in findings {
             let Some(uri) = uri_of.get(&finding.primary.file) else {
                 continue;
             };
-            let diagnostic = convert::diagnostic(&relinted.project, &uris, &settings, finding);
+            let diagnostic = convert::diagnostic(model, &uris, settings, finding);
             if let Some(p) = by_uri.get_mut(uri) {
                 p.diagnostics.push(diagnostic);
             }
@@ -801,32 +894,7 @@ impl Workspace {
                 changes.push((uri, new));
             }
         }
-        let focus: HashSet<PathBuf> = relinted
-            .focus
-            .iter()
-            .map(|id| relinted.project.file(*id).path.clone())
-            .collect();
-        let view = Snapshot {
-            project: relinted.project,
-            findings: relinted.findings,
-            settings,
-            config: base.config.clone(),
-            versions,
-        };
-        {
-            // The other files edited since the model were part of this
-            // re-lint too: their next re-lint revisits its files.
-            let mut last = lock(&project.last_focus);
-            for other in &edited_paths {
-                last.entry(other.clone())
-                    .or_default()
-                    .extend(focus.iter().cloned());
-            }
-            last.insert(path.to_path_buf(), focus.clone());
-        }
-        *lock(&project.quick_view) = Some((Arc::new(view), focus));
         self.send_for(project, changes).await;
-        true
     }
 
     /// Withdraws what was published under `uri` for `project`.
@@ -868,6 +936,17 @@ impl Workspace {
         for project in self.projects() {
             self.schedule(project);
         }
+    }
+}
+
+/// Hands the heap pages freed so far back to the system. glibc's allocator
+/// keeps them for later allocations otherwise, so a closed large buffer's
+/// parse would go on counting in the server's resident memory.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks the allocator's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
