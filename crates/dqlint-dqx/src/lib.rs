@@ -9,6 +9,7 @@
 //! - [`types`]: DQX's strict argument type check.
 //! - [`discovery`]: which files are checks files or run configs.
 //! - [`run_config`]: `config.yml` as DQX's loader (blueprint) reads it.
+//! - [`spark_schema`]: Spark DDL schema strings as PySpark parses them.
 //!
 //! Like the other dialect models it knows no rule code: the `dqx` rules of
 //! `dqlint-linter` turn what it reports into findings.
@@ -16,6 +17,7 @@
 pub mod catalogue;
 pub mod discovery;
 pub mod run_config;
+pub mod spark_schema;
 pub mod types;
 pub mod value;
 pub mod yaml11;

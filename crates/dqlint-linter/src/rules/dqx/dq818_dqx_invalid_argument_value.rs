@@ -13,10 +13,19 @@
 //! ISO code checks, `country` of `is_valid_national_id`, `time_interval`
 //! of `has_no_aggr_outliers`); `has_no_aggr_outliers` with `sigma <= 0`,
 //! `lookback_num_intervals < 2` or `warmup_num_intervals` outside
-//! `1..=lookback_num_intervals`.
-//! The other build-time constraints of the contract (CIDR blocks,
-//! tolerances, schema DDL) are not checked yet; a non-curated `aggr_type`
-//! is only a warning in DQX 0.17.0 (it runs the Spark aggregate).
+//! `1..=lookback_num_intervals`; a `cidr_block` that is empty or not an
+//! IPv4 (`is_ipv4_address_in_cidr`) or IPv6 (`is_ipv6_address_in_cidr`)
+//! CIDR block; a negative `abs_tolerance` or `rel_tolerance`; a time window
+//! that is not positive (`window_minutes`, `min_records_per_window`,
+//! `lookback_windows`) and `curr_timestamp` without `trailing_gap`;
+//! `column: '*'` with an aggregate other than `count` (or, without a row
+//! filter, `count_distinct`); `has_json_keys` with no `keys`; and for
+//! `has_valid_schema` not exactly one of `expected_schema`, `ref_df_name`,
+//! `ref_table`, and a schema string (`expected_schema`, or
+//! `has_valid_json_schema`'s `schema`) that Spark does not read as a struct
+//! (the grammar of PySpark's `_parse_datatype_string`, which DQX calls).
+//! A non-curated `aggr_type` is only a warning in DQX 0.17.0 (it runs the
+//! Spark aggregate).
 //!
 //! ## Why is this bad?
 //! The checks pass validation, then building them raises
@@ -48,6 +57,8 @@
 //!
 //! ## Fix
 //! Give a value DQX can build the check with.
+
+use std::ops::Range;
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
@@ -206,6 +217,14 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     }
                 }
             }
+            let row_filter = item
+                .get("filter")
+                .or_else(|| args.get("row_filter"))
+                .and_then(|f| f.as_str())
+                .is_some_and(|f| !f.trim().is_empty());
+            for (span, why) in build_constraints(function, args, row_filter) {
+                report(span.unwrap_or_else(|| arguments_key.clone()), why);
+            }
             if matches!(
                 function,
                 "foreign_key" | "compare_datasets" | "aggr_matches_dataset"
@@ -249,5 +268,233 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 }
             }
         }
+    }
+}
+
+/// A number argument as DQX sees it (ints and floats; a bool is an int in
+/// Python, but DQ813/DQ814 report those).
+fn number(args: &dqlint_dqx::Typed, key: &str) -> Option<(f64, Range<usize>)> {
+    let v = args.get(key)?;
+    match v.kind {
+        dqlint_dqx::Kind::Int(i) => Some((i as f64, v.span.clone())),
+        dqlint_dqx::Kind::Float(f) => Some((f, v.span.clone())),
+        dqlint_dqx::Kind::Decimal(ref d) => d.parse().ok().map(|f| (f, v.span.clone())),
+        _ => None,
+    }
+}
+
+/// The build-time checks of DQX 0.17.0's check functions beyond lists,
+/// limits, enumerations and references: CIDR blocks, tolerances, time
+/// windows, `'*'` aggregates, JSON keys and schema strings. Each finding
+/// is its span (`None`: the `arguments` key) and why.
+fn build_constraints(
+    function: &str,
+    args: &dqlint_dqx::Typed,
+    row_filter: bool,
+) -> Vec<(Option<Range<usize>>, String)> {
+    let mut out = Vec::new();
+    let given = |k: &str| args.get(k).filter(|v| !v.is_none());
+    if let Some(version) = match function {
+        "is_ipv4_address_in_cidr" => Some(4),
+        "is_ipv6_address_in_cidr" => Some(6),
+        _ => None,
+    } {
+        if let Some(v) = given("cidr_block") {
+            if let Some(block) = v.as_str() {
+                if block.is_empty() {
+                    out.push((Some(v.span.clone()), "`cidr_block` is empty".into()));
+                } else if !valid_cidr(block, version) {
+                    out.push((
+                        Some(v.span.clone()),
+                        format!("`{block}` is not an IPv{version} CIDR block (address/prefix)"),
+                    ));
+                }
+            }
+        }
+    }
+    if matches!(
+        function,
+        "is_equal_to"
+            | "is_not_equal_to"
+            | "compare_datasets"
+            | "is_aggr_equal"
+            | "is_aggr_not_equal"
+            | "aggr_matches_dataset"
+    ) {
+        for key in ["abs_tolerance", "rel_tolerance"] {
+            if let Some((t, span)) = number(args, key) {
+                if t < 0.0 {
+                    out.push((
+                        Some(span),
+                        format!("`{key}` is {t}; DQX needs tolerances that are not negative"),
+                    ));
+                }
+            }
+        }
+    }
+    let positive = |key: &str, out: &mut Vec<(Option<Range<usize>>, String)>| {
+        if let Some((n, span)) = number(args, key) {
+            if n <= 0.0 {
+                out.push((
+                    Some(span),
+                    format!("`{key}` is {n}; DQX needs a positive integer"),
+                ));
+            }
+        }
+    };
+    match function {
+        "is_data_fresh_per_time_window" => {
+            positive("window_minutes", &mut out);
+            positive("min_records_per_window", &mut out);
+            positive("lookback_windows", &mut out);
+        }
+        "has_no_gaps_per_time_window" => {
+            positive("window_minutes", &mut out);
+            let trailing = args
+                .get("trailing_gap")
+                .is_some_and(|v| matches!(v.kind, dqlint_dqx::Kind::Bool(true)));
+            if let Some(v) = given("curr_timestamp") {
+                if !trailing {
+                    out.push((
+                        Some(v.span.clone()),
+                        "`curr_timestamp` is given but `trailing_gap` is not true; DQX \
+                         takes it only with `trailing_gap: true`"
+                            .into(),
+                    ));
+                }
+            }
+        }
+        "has_json_keys" => {
+            if let Some(v) = args.get("keys") {
+                if v.as_list().is_some_and(|l| l.is_empty()) {
+                    out.push((Some(v.span.clone()), "`keys` is empty".into()));
+                }
+            }
+        }
+        _ => {}
+    }
+    // `'*'` counts rows: DQX's validate_star_aggregate
+    let default_aggregate = match function {
+        "is_aggr_not_greater_than"
+        | "is_aggr_not_less_than"
+        | "is_aggr_equal"
+        | "is_aggr_not_equal"
+        | "aggr_matches_dataset" => Some("count"),
+        "has_no_aggr_outliers" => Some("avg"),
+        _ => None,
+    };
+    if let Some(default) = default_aggregate {
+        let aggregate = given("aggr_type")
+            .and_then(|v| v.as_str())
+            .unwrap_or(default);
+        let star = |key: &str| given(key).filter(|v| v.as_str().is_some_and(|c| c.trim() == "*"));
+        let mut sides = vec![(star("column"), row_filter)];
+        if function == "aggr_matches_dataset" {
+            // the reference side is aggregated on the filtered reference
+            // data (no placeholder); without `ref_column` it is `column`,
+            // whose verdict the checked side gives
+            let reference = star("ref_column");
+            sides.push((reference, false));
+        }
+        for (column, filtered) in sides {
+            let Some(column) = column else { continue };
+            let allowed: &[&str] = if filtered {
+                &["count"]
+            } else {
+                &["count", "count_distinct"]
+            };
+            if !allowed.contains(&aggregate) {
+                let with = if filtered { " with a row filter" } else { "" };
+                out.push((
+                    Some(column.span.clone()),
+                    format!(
+                        "column `*`{with} counts rows, and `aggr_type` is `{aggregate}`; DQX \
+                         takes `*` only with {}",
+                        allowed
+                            .iter()
+                            .map(|a| format!("`{a}`"))
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    ),
+                ));
+            }
+        }
+    }
+    let schema_key = match function {
+        "has_valid_schema" => {
+            let sources: Vec<&str> = ["expected_schema", "ref_df_name", "ref_table"]
+                .into_iter()
+                .filter(|k| given(k).is_some())
+                .collect();
+            if sources.len() != 1 {
+                let at = sources
+                    .get(1)
+                    .and_then(|k| given(k))
+                    .map(|v| v.span.clone());
+                out.push((
+                    at,
+                    format!(
+                        "{}; DQX needs exactly one of `expected_schema`, `ref_df_name`, `ref_table`",
+                        if sources.is_empty() {
+                            "none of them is given".to_string()
+                        } else {
+                            format!("{} are given", sources.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(" and "))
+                        }
+                    ),
+                ));
+            }
+            Some("expected_schema")
+        }
+        "has_valid_json_schema" => Some("schema"),
+        _ => None,
+    };
+    if let Some(key) = schema_key {
+        if let Some(v) = given(key) {
+            if let Some(ddl) = v.as_str() {
+                match dqlint_dqx::spark_schema::parse_schema(ddl) {
+                    Ok(dqlint_dqx::spark_schema::SchemaShape::Struct(_)) => {}
+                    Ok(dqlint_dqx::spark_schema::SchemaShape::NotStruct(ty)) => out.push((
+                        Some(v.span.clone()),
+                        format!("`{key}` is the single type `{ty}`, not a schema (columns or `struct<...>`)"),
+                    )),
+                    Err(e) => out.push((
+                        Some(v.span.clone()),
+                        format!("`{key}` does not parse as a Spark schema (at character {}: {})", ddl[..e.offset.min(ddl.len())].chars().count() + 1, e.message),
+                    )),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `address/prefix` as DQX checks it: for IPv4 its dotted-quad pattern
+/// (octets without leading zeros, prefix 0-32), for IPv6 Python's
+/// `ipaddress.IPv6Network(block, strict=False)` with a `/` required.
+fn valid_cidr(block: &str, version: u8) -> bool {
+    let Some((address, prefix)) = block.split_once('/') else {
+        return false;
+    };
+    if version == 4 {
+        let octet = |o: &str| {
+            !o.is_empty()
+                && o.len() <= 3
+                && o.bytes().all(|b| b.is_ascii_digit())
+                && (o == "0" || !o.starts_with('0'))
+                && o.parse::<u16>().is_ok_and(|n| n <= 255)
+        };
+        let prefix_ok = !prefix.is_empty()
+            && prefix.len() <= 2
+            && prefix.bytes().all(|b| b.is_ascii_digit())
+            && (prefix == "0" || !prefix.starts_with('0') || prefix.len() == 1)
+            && prefix.parse::<u8>().is_ok_and(|n| n <= 32);
+        let octets: Vec<&str> = address.split('.').collect();
+        octets.len() == 4 && octets.iter().all(|o| octet(o)) && prefix_ok
+    } else {
+        let address = address.split_once('%').map_or(address, |(a, _)| a);
+        address.parse::<std::net::Ipv6Addr>().is_ok()
+            && !prefix.is_empty()
+            && prefix.bytes().all(|b| b.is_ascii_digit())
+            && prefix.parse::<u32>().is_ok_and(|n| n <= 128)
     }
 }
