@@ -35,10 +35,7 @@ pub struct SchemaError {
 
 /// Reads `text` as PySpark's `_parse_datatype_string` does.
 pub fn parse_schema(text: &str) -> Result<SchemaShape, SchemaError> {
-    let tokens = match lex(text) {
-        Ok(tokens) => tokens,
-        Err(e) => return Err(e),
-    };
+    let tokens = lex(text)?;
     // 1. a table schema (an empty string is an empty struct: the third
     //    attempt, `struct<>`, accepts it)
     let first = {
