@@ -799,6 +799,7 @@ impl Config {
             envs_from,
             dqx_checks: globs(&self.dqx.checks),
             dqx_configs: globs(&self.dqx.configs),
+            registry: globs(&self.team_policy.registry),
             ..Default::default()
         }
     }

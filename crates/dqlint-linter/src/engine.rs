@@ -55,6 +55,8 @@ pub struct Context<'a> {
     /// (`rules::pipeline::quarantine_patterns`).
     pub(crate) quarantine_patterns:
         std::sync::OnceLock<Vec<dqlint_pipeline::quarantine::PatternAt>>,
+    /// The team's rule registry (`[policy] registry`), read once.
+    rule_registry: std::sync::OnceLock<Vec<dqlint_project::rule_registry::RegistryFile>>,
 }
 
 /// Where rules put what they find.
@@ -141,7 +143,15 @@ impl<'a> Context<'a> {
             team_policy: Default::default(),
             policy_datasets: Default::default(),
             quarantine_patterns: Default::default(),
+            rule_registry: Default::default(),
         }
+    }
+
+    /// The files of the team's rule registry (`[policy] registry`; none
+    /// without it), each read once.
+    pub fn rule_registry(&self) -> &[dqlint_project::rule_registry::RegistryFile] {
+        self.rule_registry
+            .get_or_init(|| self.project.rule_registry())
     }
 
     /// Every `transform_type: data_quality` action.

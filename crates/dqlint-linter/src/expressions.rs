@@ -62,6 +62,59 @@ fn compute(ctx: &Context) -> Vec<ExpressionFinding> {
     }
     out.extend(dqx_findings(ctx));
     out.extend(pipeline_findings(ctx));
+    out.extend(registry_findings(ctx));
+    out
+}
+
+/// The rules of the team's registry (`[policy] registry`): pipeline code
+/// loads them into expectations (`get_rules("orders")`), so they are
+/// checked as DLT constraints are, at the characters of the registry file.
+fn registry_findings(ctx: &Context) -> Vec<ExpressionFinding> {
+    use crate::diagnostic::Severity;
+    use dqlint_sql::expr::ExprFact;
+
+    let fails = "the pipeline update fails when it analyses a dataset that loads it";
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for file in ctx.rule_registry() {
+        for rule in file.entries.iter().flat_map(|e| &e.rules) {
+            let expr = &rule.constraint;
+            // A rule under several tags is one rule.
+            if !seen.insert((file.file, expr.span.start)) {
+                continue;
+            }
+            let options = dqlint_sql::expr::ExprOptions { udfs: &ctx.udfs };
+            for f in dqlint_sql::expr::check_expression_with(&expr.text, options) {
+                let mut severity = None;
+                let message = match f.kind {
+                    ExprFact::SubstitutionToken => continue,
+                    ExprFact::SyntaxError | ExprFact::UnknownFunction => {
+                        with_consequence(&f.message, fails)
+                    }
+                    ExprFact::NotRowLevel | ExprFact::NotBoolean => {
+                        severity = Some(Severity::Error);
+                        with_consequence(&f.message, fails)
+                    }
+                    ExprFact::Nondeterministic | ExprFact::TrailingKeywordAlias => f.message,
+                };
+                let span = map_to_source(
+                    ctx.project,
+                    file.file,
+                    &expr.span,
+                    &expr.text,
+                    f.range.clone(),
+                );
+                out.push(ExpressionFinding {
+                    kind: f.kind,
+                    message,
+                    file: file.file,
+                    span,
+                    expression_span: expr.span.clone(),
+                    severity,
+                });
+            }
+        }
+    }
     out
 }
 

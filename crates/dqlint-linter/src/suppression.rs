@@ -607,7 +607,7 @@ fn fed_by_broken(kind: FileKind, broken: &HashSet<FileKind>) -> bool {
         Flowgroup => broken.iter().any(|k| model(k) && *k != Flowgroup),
         Template | Preset | Blueprint => broken.iter().any(model),
         ProjectConfig | Substitutions | PipelineConfig | DqxChecks | DqxRunConfig | LintConfig
-        | PipelinePython | PipelineSql | PythonModule => false,
+        | PipelinePython | PipelineSql | PythonModule | PolicyRegistry => false,
     }
 }
 

@@ -150,6 +150,15 @@ pub fn relint(
         ),
         // Checks files: their findings are their own (the edited file is
         // in `also`).
+        // The registry's rules are checked where pipeline code loads them.
+        FileKind::PolicyRegistry => plan.also.extend(
+            pipeline_files(base).chain(
+                base.files
+                    .iter()
+                    .filter(|f| f.kind == FileKind::PolicyRegistry)
+                    .map(|f| f.id),
+            ),
+        ),
         FileKind::Expectations
         | FileKind::ProjectConfig
         | FileKind::LintConfig

@@ -23,6 +23,7 @@ use dqlint_dqx::yaml11::Date;
 use dqlint_dqx::{Catalogue, Entry, Kind, Typed};
 use tree_sitter::Node;
 
+use crate::breaker::{count_bound_with_aliases, CountBound, Sense};
 use crate::eval::{Evaluated, Evaluator, Value};
 use crate::python::PythonModule;
 
@@ -96,6 +97,26 @@ pub struct DqxApi {
     /// Expressions that keep only the rows whose `_errors` is null
     /// (`F.col("_errors").isNull()`, `"_errors IS NULL"`).
     pub errors_filters: Vec<Range<usize>>,
+    /// Actions that fail the run (DQX 0.16+, `actions/`): `DQAction(...,
+    /// action=FailPipeline(...))` or its metadata dict
+    /// `{"action": {"type": "fail_pipeline"}, "condition": ...}`.
+    pub fail_actions: Vec<FailAction>,
+    /// `DQMetricsObserver(custom_metrics=["<sql> as <alias>"])`: each
+    /// alias with its SQL; a condition may name them.
+    pub custom_metrics: Vec<(String, String)>,
+}
+
+/// An action that fails the run when its condition over the observer's
+/// metrics holds (always, without one).
+#[derive(Clone, Debug)]
+pub struct FailAction {
+    /// The `DQAction(...)` call or the metadata dict.
+    pub span: Range<usize>,
+    /// The condition's value as written, and its evaluated text.
+    pub condition: Option<(Range<usize>, Evaluated)>,
+    /// The share of error rows the condition lets pass, when it bounds
+    /// one count against another (custom metrics read in place).
+    pub bound: Option<CountBound>,
 }
 
 impl DqxApi {
@@ -152,7 +173,15 @@ const SAVE_METHODS: &[&str] = &[
 pub fn read(module: &PythonModule, catalogue: &Catalogue) -> DqxApi {
     let mut reader = Reader::new(module, catalogue);
     reader.walk(module.tree.root_node());
-    reader.out
+    let mut out = reader.out;
+    let aliases = out.custom_metrics.clone();
+    for action in &mut out.fail_actions {
+        action.bound = action
+            .condition
+            .as_ref()
+            .and_then(|(_, text)| count_bound_with_aliases(&text.text, Sense::Fires, &aliases));
+    }
+    out
 }
 
 struct Reader<'m> {
@@ -300,6 +329,8 @@ impl<'m> Reader<'m> {
     fn walk(&mut self, node: Node<'m>) {
         if node.kind() == "call" {
             self.call(node);
+        } else if node.kind() == "dictionary" {
+            self.action_metadata(node);
         }
         let mut cursor = node.walk();
         let children: Vec<Node<'m>> = node.named_children(&mut cursor).collect();
@@ -316,6 +347,11 @@ impl<'m> Reader<'m> {
             Some("DQRowRule") => return self.rule(node, callee, RuleClass::Row),
             Some("DQDatasetRule") => return self.rule(node, callee, RuleClass::Dataset),
             Some("DQForEachColRule") => return self.rule(node, callee, RuleClass::ForEachCol),
+            Some("DQAction") => return self.dq_action(node),
+            Some("DQMetricsObserver") => {
+                self.observer(node);
+                return;
+            }
             Some("RunConfig") => {
                 if !self.is_template(node) {
                     let item = self.typed(node);
@@ -356,6 +392,112 @@ impl<'m> Reader<'m> {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// `DQAction(condition=..., action=FailPipeline(...))`: a fail action
+    /// (other actions alert, and do not stop the run).
+    fn dq_action(&mut self, node: Node<'m>) {
+        let args = self.arguments(node);
+        let keyword = |name: &str| {
+            args.keywords
+                .iter()
+                .find(|(k, _, _)| *k == name)
+                .map(|(_, _, v)| *v)
+        };
+        let Some(action) = keyword("action") else {
+            return;
+        };
+        let fails = match action.kind() {
+            "call" => {
+                action
+                    .child_by_field_name("function")
+                    .and_then(|f| self.class_of(f))
+                    == Some("FailPipeline")
+            }
+            // The metadata form of the action: `{"type": "fail_pipeline"}`.
+            _ => self
+                .evaluator
+                .eval(action)
+                .get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.text == "fail_pipeline"),
+        };
+        if !fails {
+            return;
+        }
+        let condition = keyword("condition").and_then(|c| match self.evaluator.eval(c) {
+            Value::Str(text) => Some((c.byte_range(), text)),
+            _ => None,
+        });
+        // A condition the reader cannot know is no unconditional action.
+        if keyword("condition").is_some_and(|c| self.text(c) != "None") && condition.is_none() {
+            return;
+        }
+        self.out.fail_actions.push(FailAction {
+            span: node.byte_range(),
+            condition,
+            bound: None,
+        });
+    }
+
+    /// `{"action": {"type": "fail_pipeline", ...}, "condition": "..."}`.
+    fn action_metadata(&mut self, node: Node<'m>) {
+        let value = self.evaluator.eval(node);
+        let fails = value
+            .get("action")
+            .and_then(|a| a.get("type"))
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.text == "fail_pipeline");
+        if !fails {
+            return;
+        }
+        let condition = match value.get("condition") {
+            Some(Value::Str(text)) => {
+                let span = self
+                    .dict_value_span(node, "condition")
+                    .unwrap_or(node.byte_range());
+                Some((span, text.clone()))
+            }
+            None => None,
+            Some(_) => return,
+        };
+        self.out.fail_actions.push(FailAction {
+            span: node.byte_range(),
+            condition,
+            bound: None,
+        });
+    }
+
+    fn dict_value_span(&self, dict: Node<'m>, key: &str) -> Option<Range<usize>> {
+        let mut cursor = dict.walk();
+        let pairs: Vec<Node> = dict.named_children(&mut cursor).collect();
+        pairs.into_iter().find_map(|pair| {
+            let k = pair.child_by_field_name("key")?;
+            (self.string_value(k).as_deref() == Some(key))
+                .then(|| pair.child_by_field_name("value").map(|v| v.byte_range()))
+                .flatten()
+        })
+    }
+
+    /// `DQMetricsObserver(custom_metrics=[...])`: `<sql> as <alias>` items.
+    fn observer(&mut self, node: Node<'m>) {
+        let args = self.arguments(node);
+        let Some((_, _, metrics)) = args
+            .keywords
+            .iter()
+            .find(|(k, _, _)| *k == "custom_metrics")
+        else {
+            return;
+        };
+        let Value::List(items) = self.evaluator.eval(*metrics) else {
+            return;
+        };
+        for item in items {
+            let Some(text) = item.as_str() else { continue };
+            if let Some((sql, alias)) = split_alias(&text.text) {
+                self.out.custom_metrics.push((alias, sql));
             }
         }
     }
@@ -1001,6 +1143,17 @@ fn parse_int(text: &str) -> Option<i128> {
     }
 }
 
+/// `<sql> as <alias>` (the alias a custom metric is named by), split at
+/// its last ` as `.
+fn split_alias(text: &str) -> Option<(String, String)> {
+    let lower = text.to_ascii_lowercase();
+    let at = lower.rfind(" as ")?;
+    let alias = text[at + 4..].trim().trim_matches('`');
+    let sql = text[..at].trim();
+    (!sql.is_empty() && !alias.is_empty() && alias.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .then(|| (sql.to_string(), alias.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1009,6 +1162,66 @@ mod tests {
         let module = PythonModule::parse(source);
         let api = read(&module, Catalogue::default_version());
         (module, api)
+    }
+
+    const BREAKER: &str = r#"from databricks.labs.dqx.engine import DQEngine
+from databricks.labs.dqx.metrics_observer import DQMetricsObserver
+from databricks.labs.dqx.actions import DQAction, DQAlert, FailPipeline
+
+observer = DQMetricsObserver(
+    name="orders",
+    custom_metrics=["error_row_count * 1.0 / input_row_count as error_row_ratio"],
+)
+actions = [
+    DQAction(condition="error_row_count > 0", action=DQAlert(destinations=[])),
+    DQAction(
+        condition="input_row_count > 0 and error_row_count / input_row_count > 0.05",
+        action=FailPipeline(message="more than 5% of the batch quarantined"),
+    ),
+    DQAction(condition="error_row_ratio > 0.2", action={"type": "fail_pipeline"}),
+    {"action": {"type": "fail_pipeline"}, "condition": "error_row_count > 0.01 * input_row_count"},
+    DQAction(action=FailPipeline()),
+]
+engine = DQEngine(ws, observer=observer, actions=actions)
+"#;
+
+    #[test]
+    fn fail_actions_and_their_bounds() {
+        let (module, api) = read_source(BREAKER);
+        assert_eq!(
+            api.custom_metrics,
+            [(
+                "error_row_count * 1.0 / input_row_count".to_string(),
+                "error_row_ratio".to_string()
+            )]
+            .map(|(sql, alias)| (alias, sql))
+        );
+        let ratios: Vec<Option<(f64, Option<bool>)>> = api
+            .fail_actions
+            .iter()
+            .map(|a| {
+                a.bound.as_ref().map(|b| {
+                    (
+                        (b.max_ratio * 100.0).round() / 100.0,
+                        b.division.as_ref().map(|d| d.guarded),
+                    )
+                })
+            })
+            .collect();
+        assert_eq!(
+            ratios,
+            [
+                Some((0.05, Some(true))),
+                Some((0.2, Some(false))),
+                Some((0.01, None)),
+                None
+            ],
+            "the alert is no fail action; FailPipeline() without a condition always fails"
+        );
+        let (span, text) = api.fail_actions[1].condition.clone().expect("condition");
+        assert_eq!(&module.source[span], "\"error_row_ratio > 0.2\"");
+        assert_eq!(text.text, "error_row_ratio > 0.2");
+        assert!(api.fail_actions[3].condition.is_none());
     }
 
     const SEED: &str = r#"from databricks.labs.dqx import check_funcs

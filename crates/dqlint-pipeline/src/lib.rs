@@ -13,6 +13,7 @@
 //! pipeline file declares (datasets, expectations, flows, AUTO CDC), the
 //! one shape the Python and SQL readers both yield.
 
+pub mod breaker;
 pub mod dqx_api;
 pub mod eval;
 pub mod model;

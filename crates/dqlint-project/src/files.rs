@@ -40,6 +40,10 @@ pub enum FileKind {
     /// parsed here: `dqlint-linter::config` reads it); a project file so
     /// that findings about those environments (an unknown environment) can point at it.
     LintConfig,
+    /// A file of the team's rule registry (`[policy] registry` globs in
+    /// `dqlint.toml`): rules pipeline code loads by entry name
+    /// ([`crate::rule_registry`]).
+    PolicyRegistry,
 }
 
 impl FileKind {

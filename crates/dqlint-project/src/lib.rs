@@ -8,6 +8,7 @@ pub mod expectations;
 pub mod files;
 pub mod flowgroup;
 pub mod incremental;
+pub mod rule_registry;
 pub mod substitution;
 pub mod templates;
 pub mod timings;
@@ -60,6 +61,9 @@ pub struct LoadOptions {
     pub dqx_checks: Option<globset::GlobSet>,
     /// `[dqx] configs`: files read as DQX run configs whatever their content.
     pub dqx_configs: Option<globset::GlobSet>,
+    /// `[policy] registry`: YAML files read as the team's rule registry
+    /// ([`FileKind::PolicyRegistry`], [`rule_registry`]).
+    pub registry: Option<globset::GlobSet>,
 }
 
 /// The files `dqlint.toml` forces to a DQX kind (`[dqx] checks`,
@@ -206,6 +210,23 @@ impl Project {
         self.expectations.get(&normalize_rel(rel))
     }
 
+    /// The team's rule registry: every [`FileKind::PolicyRegistry`] file,
+    /// read ([`rule_registry::RegistryFile::interpret`]).
+    pub fn rule_registry(&self) -> Vec<rule_registry::RegistryFile> {
+        self.files
+            .iter()
+            .filter(|f| f.kind == FileKind::PolicyRegistry && f.read_error.is_none())
+            .map(|f| {
+                let roots: Vec<&dqlint_yaml::Node> = f
+                    .yaml
+                    .as_ref()
+                    .map(|y| y.documents.iter().filter_map(|d| d.root.as_ref()).collect())
+                    .unwrap_or_default();
+                rule_registry::RegistryFile::interpret(f.id, &f.rel, &roots)
+            })
+            .collect()
+    }
+
     /// Whether this is an LHP project (its root holds `lhp.yaml`); else a
     /// DQX-only root ([`Project::load`]).
     pub fn is_lhp(&self) -> bool {
@@ -244,6 +265,7 @@ impl Project {
             timings::phase_done("load: DQX files");
             loader.add_pipeline_files(&root, true);
             timings::phase_done("load: pipeline sources");
+            loader.add_registry_files(&root, options.registry.as_ref());
             let walk_errors = std::mem::take(&mut loader.walk_errors);
             return Ok(Project {
                 root,
@@ -390,6 +412,7 @@ impl Project {
 
         loader.add_dqx_files(&root);
         loader.add_pipeline_files(&root, false);
+        loader.add_registry_files(&root, options.registry.as_ref());
 
         // Last, so that flowgroup ids stay one run after lhp.yaml's.
         // A configuration given as text (tests) or gone since it was read
@@ -700,6 +723,38 @@ impl Loader<'_> {
     /// Pipeline sources under the root, found by their content: Python
     /// modules (and, with `sql`, SQL files: an LHP project's `.sql` files
     /// are walked for its DDL catalog and classified there), read once.
+    /// The YAML files `[policy] registry` names that no other kind claimed
+    /// (a file is read as one kind), read and parsed.
+    fn add_registry_files(&mut self, root: &Path, registry: Option<&globset::GlobSet>) {
+        let Some(globs) = registry else {
+            return;
+        };
+        let known: std::collections::HashSet<PathBuf> =
+            self.files.iter().map(|f| f.path.clone()).collect();
+        let walker = walkdir::WalkDir::new(root)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| {
+                e.depth() == 0
+                    || !dialect::SKIPPED.contains(&e.file_name().to_string_lossy().as_ref())
+            });
+        let paths: Vec<PathBuf> = walker
+            .flatten()
+            .filter(|entry| {
+                let ext = entry.path().extension().and_then(|x| x.to_str());
+                entry.file_type().is_file()
+                    && matches!(ext, Some("yml" | "yaml"))
+                    && !known.contains(entry.path())
+                    && globs.is_match(files::relative_path(root, entry.path()))
+            })
+            .map(|entry| entry.into_path())
+            .collect();
+        for path in paths {
+            self.add(path, FileKind::PolicyRegistry);
+        }
+        self.parse_pending();
+    }
+
     fn add_pipeline_files(&mut self, root: &Path, sql: bool) {
         let known: std::collections::HashSet<PathBuf> =
             self.files.iter().map(|f| f.path.clone()).collect();

@@ -279,3 +279,71 @@ impl<'c> DatasetIndex<'c> {
         }
     }
 }
+
+/// A call of a `[dlt] rule_loaders` function as an expectation argument,
+/// `get_rules("orders")`: the loader as written and its literal entry name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoaderCall {
+    /// The callee as written (`get_rules`, `registry.get_rules`).
+    pub callee: String,
+    /// The one string-literal argument, and its span in the file (quotes
+    /// included); `None` when the argument is anything else.
+    pub entry: Option<(String, Range<usize>)>,
+}
+
+/// The loader call written at `span` of `text` (an expectation argument
+/// the evaluator did not know), when its callee is one of `loaders` (by
+/// its full dotted name or its last part).
+pub fn loader_call(text: &str, span: &Range<usize>, loaders: &[String]) -> Option<LoaderCall> {
+    let written = text.get(span.clone())?;
+    let open = written.find('(')?;
+    let callee = written[..open].trim();
+    let last = callee.rsplit('.').next().unwrap_or(callee);
+    if !loaders.iter().any(|l| l == callee || l == last) {
+        return None;
+    }
+    let inner = written[open + 1..].strip_suffix(')')?;
+    let lead = inner.len() - inner.trim_start().len();
+    let argument = inner.trim();
+    let literal = (|| {
+        let quote = argument
+            .chars()
+            .next()
+            .filter(|q| *q == '"' || *q == '\'')?;
+        let body = argument.strip_prefix(quote)?.strip_suffix(quote)?;
+        // One plain literal: no escapes, no second string, no prefix.
+        if body.is_empty() || body.contains(quote) || body.contains('\\') {
+            return None;
+        }
+        let start = span.start + open + 1 + lead;
+        Some((body.to_string(), start..start + argument.len()))
+    })();
+    Some(LoaderCall {
+        callee: callee.to_string(),
+        entry: literal,
+    })
+}
+
+#[cfg(test)]
+mod loader_tests {
+    use super::*;
+
+    #[test]
+    fn loader_calls_and_their_entry() {
+        let loaders = vec!["get_rules".to_string()];
+        let text = r#"x = get_rules( "orders" )"#;
+        let call = loader_call(text, &(4..text.len()), &loaders).expect("a loader call");
+        assert_eq!(call.callee, "get_rules");
+        let (entry, at) = call.entry.expect("literal");
+        assert_eq!(entry, "orders");
+        assert_eq!(&text[at], "\"orders\"");
+        let dotted = "registry.get_rules('refunds')";
+        let call = loader_call(dotted, &(0..dotted.len()), &loaders).expect("by last part");
+        assert_eq!(call.entry.map(|e| e.0).as_deref(), Some("refunds"));
+        let computed = "get_rules(f\"{layer}\")";
+        let call = loader_call(computed, &(0..computed.len()), &loaders).expect("call");
+        assert_eq!(call.entry, None, "an f-string is no literal entry");
+        let other = "load_rules(\"orders\")";
+        assert_eq!(loader_call(other, &(0..other.len()), &loaders), None);
+    }
+}

@@ -46,7 +46,7 @@ use dqlint_pipeline::model::Constraint;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::pipeline::sources;
+use crate::rules::pipeline::{loader_call, sources};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ911");
@@ -57,8 +57,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 let Constraint::Unknown { span, reason } = &e.constraint else {
                     continue;
                 };
-                let written = text.get(span.clone()).unwrap_or("");
-                if is_rule_loader_call(written, &ctx.dlt.rule_loaders) {
+                if loader_call(text, span, &ctx.dlt.rule_loaders).is_some() {
                     continue;
                 }
                 let (what, are) = match &e.name {
@@ -78,15 +77,4 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             }
         }
     }
-}
-
-/// `get_rules("tag")` where `get_rules` (or `module.get_rules`) is a
-/// configured rule loader.
-fn is_rule_loader_call(written: &str, loaders: &[String]) -> bool {
-    let Some((callee, _)) = written.split_once('(') else {
-        return false;
-    };
-    let callee = callee.trim();
-    let last = callee.rsplit('.').next().unwrap_or(callee);
-    loaders.iter().any(|l| l == callee || l == last)
 }
