@@ -720,9 +720,6 @@ impl Loader<'_> {
             .collect()
     }
 
-    /// Pipeline sources under the root, found by their content: Python
-    /// modules (and, with `sql`, SQL files: an LHP project's `.sql` files
-    /// are walked for its DDL catalog and classified there), read once.
     /// The YAML files `[policy] registry` names that no other kind claimed
     /// (a file is read as one kind), read and parsed.
     fn add_registry_files(&mut self, root: &Path, registry: Option<&globset::GlobSet>) {
@@ -755,6 +752,9 @@ impl Loader<'_> {
         self.parse_pending();
     }
 
+    /// Pipeline sources under the root, found by their content: Python
+    /// modules (and, with `sql`, SQL files: an LHP project's `.sql` files
+    /// are walked for its DDL catalog and classified there), read once.
     fn add_pipeline_files(&mut self, root: &Path, sql: bool) {
         let known: std::collections::HashSet<PathBuf> =
             self.files.iter().map(|f| f.path.clone()).collect();
