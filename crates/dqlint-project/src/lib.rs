@@ -720,32 +720,43 @@ impl Loader<'_> {
             .collect()
     }
 
+    /// The files under the root, in name order and outside the folders
+    /// discovery skips, that no kind has claimed yet and that `wanted`
+    /// (given the path and its extension) keeps.
+    fn unclaimed_files(
+        &self,
+        root: &Path,
+        wanted: impl Fn(&Path, Option<&str>) -> bool,
+    ) -> Vec<PathBuf> {
+        let known: std::collections::HashSet<&Path> =
+            self.files.iter().map(|f| f.path.as_path()).collect();
+        walkdir::WalkDir::new(root)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| {
+                e.depth() == 0
+                    || !dialect::SKIPPED.contains(&e.file_name().to_string_lossy().as_ref())
+            })
+            .flatten()
+            .filter(|entry| {
+                let ext = entry.path().extension().and_then(|x| x.to_str());
+                entry.file_type().is_file()
+                    && !known.contains(entry.path())
+                    && wanted(entry.path(), ext)
+            })
+            .map(|entry| entry.into_path())
+            .collect()
+    }
+
     /// The YAML files `[policy] registry` names that no other kind claimed
     /// (a file is read as one kind), read and parsed.
     fn add_registry_files(&mut self, root: &Path, registry: Option<&globset::GlobSet>) {
         let Some(globs) = registry else {
             return;
         };
-        let known: std::collections::HashSet<PathBuf> =
-            self.files.iter().map(|f| f.path.clone()).collect();
-        let walker = walkdir::WalkDir::new(root)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|e| {
-                e.depth() == 0
-                    || !dialect::SKIPPED.contains(&e.file_name().to_string_lossy().as_ref())
-            });
-        let paths: Vec<PathBuf> = walker
-            .flatten()
-            .filter(|entry| {
-                let ext = entry.path().extension().and_then(|x| x.to_str());
-                entry.file_type().is_file()
-                    && matches!(ext, Some("yml" | "yaml"))
-                    && !known.contains(entry.path())
-                    && globs.is_match(files::relative_path(root, entry.path()))
-            })
-            .map(|entry| entry.into_path())
-            .collect();
+        let paths = self.unclaimed_files(root, |path, ext| {
+            matches!(ext, Some("yml" | "yaml")) && globs.is_match(files::relative_path(root, path))
+        });
         for path in paths {
             self.add(path, FileKind::PolicyRegistry);
         }
@@ -756,25 +767,9 @@ impl Loader<'_> {
     /// modules (and, with `sql`, SQL files: an LHP project's `.sql` files
     /// are walked for its DDL catalog and classified there), read once.
     fn add_pipeline_files(&mut self, root: &Path, sql: bool) {
-        let known: std::collections::HashSet<PathBuf> =
-            self.files.iter().map(|f| f.path.clone()).collect();
-        let walker = walkdir::WalkDir::new(root)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|e| {
-                e.depth() == 0
-                    || !dialect::SKIPPED.contains(&e.file_name().to_string_lossy().as_ref())
-            });
-        let candidates: Vec<PathBuf> = walker
-            .flatten()
-            .filter(|entry| {
-                let ext = entry.path().extension().and_then(|x| x.to_str());
-                entry.file_type().is_file()
-                    && (ext == Some("py") || (sql && ext == Some("sql")))
-                    && !known.contains(entry.path())
-            })
-            .map(|entry| entry.into_path())
-            .collect();
+        let candidates = self.unclaimed_files(root, |_, ext| {
+            ext == Some("py") || (sql && ext == Some("sql"))
+        });
         let overlay = self.overlay;
         let found: Vec<SourceFile> = candidates
             .into_par_iter()
