@@ -360,6 +360,7 @@ registry! {
     "DQ859" "dqx-output-is-quarantine" Error File dqx/dq859_dqx_output_is_quarantine;
     "DQ860" "dqx-checks-and-location" Warning File dqx/dq860_dqx_checks_and_location;
     "DQ861" "dqx-prefiltered-errors" Info File dqx/dq861_dqx_prefiltered_errors;
+    "DQ862" "dqx-no-checks-source" Error File dqx/dq862_dqx_no_checks_source;
     "DQ901" "dlt-unknown-expectation-decorator" Error File pipeline/dq901_dlt_unknown_expectation_decorator;
     "DQ902" "dlt-expectation-misplaced" Error File pipeline/dq902_dlt_expectation_misplaced;
     "DQ903" "dlt-expectation-arguments" Error Pipelines pipeline/dq903_dlt_expectation_arguments;

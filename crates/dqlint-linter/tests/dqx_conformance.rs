@@ -100,6 +100,8 @@ const STAGES: &[(&str, Stage)] = &[
     ("DQ860", Stage::Dropped),
     // Python only: no checks file or run config to record; DQX runs it.
     ("DQ861", Stage::Accepted),
+    // Python only: Python accepts the call; DQX raises when it runs.
+    ("DQ862", Stage::Accepted),
 ];
 
 fn repo_root() -> PathBuf {

@@ -182,3 +182,80 @@ valid = df.filter(F.col(\"_errors\").isNull())\n"
         "{found:?}"
     );
 }
+
+#[test]
+fn an_apply_call_without_checks_or_their_location() {
+    let found = lint_python(&format!(
+        "{HEADER}dq.apply_checks_and_save_in_table(input_config=InputConfig(location=\"c.s.in\"), output_config=OutputConfig(location=\"c.s.out\"), checks=None)\n\
+dq.apply_checks_and_save_in_table(input_config=InputConfig(location=\"c.s.in\"), output_config=OutputConfig(location=\"c.s.out\"), checks_location=\"/Workspace/checks.yml\")\n\
+dq.apply_checks_and_save_in_table(input_config=InputConfig(location=\"c.s.in\"), output_config=OutputConfig(location=\"c.s.out\"), **options)\n"
+    ));
+    assert_eq!(
+        codes(&found),
+        ["DQ862 apply_checks_and_save_in_table"],
+        "{found:?}"
+    );
+}
+
+#[test]
+fn positional_arguments_follow_each_methods_signature() {
+    // The metadata variant takes `custom_check_functions` before `ref_dfs`
+    // and `checks_location`: the eighth argument is the location there, the
+    // seventh in the DQRule variant.
+    let found = lint_python(&format!(
+        "{HEADER}IN = InputConfig(location=\"c.s.in\")\n\
+OUT = OutputConfig(location=\"c.s.out\")\n\
+dq.apply_checks_by_metadata_and_save_in_table(IN, OUT, None, None, None, None, None, \"/Workspace/checks.yml\")\n\
+dq.apply_checks_and_save_in_table(IN, OUT, None, None, None, None, \"/Workspace/checks.yml\")\n\
+dq.apply_checks_by_metadata_and_save_in_table(IN, OUT, None, None, None, None, \"/Workspace/checks.yml\")\n"
+    ));
+    assert_eq!(
+        codes(&found),
+        ["DQ862 apply_checks_by_metadata_and_save_in_table"],
+        "{found:?}"
+    );
+    assert!(found[0].contains("neither"), "{found:?}");
+}
+
+#[test]
+fn save_results_in_table_writes_where_its_configs_say() {
+    let found = lint_python(&format!(
+        "{HEADER}valid, invalid = dq.apply_checks_and_split(df, checks)\n\
+dq.save_results_in_table(\n\
+    output_df=valid,\n\
+    quarantine_df=invalid,\n\
+    output_config=OutputConfig(location=\"main.dq.orders\"),\n\
+    quarantine_config=OutputConfig(location=\"main.dq.orders\"),\n\
+)\n\
+dq.save_results_in_table(valid, invalid, None, OutputConfig(location=\"orders\"))\n\
+dq.save_results_in_table(output_df=valid, run_config_name=\"orders\")\n"
+    ));
+    assert_eq!(
+        codes(&found),
+        ["DQ859 \"main.dq.orders\"", "DQ853 \"orders\""],
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_pattern_run_takes_its_options_from_the_template() {
+    // The template's locations are replaced per matching table; its
+    // options (here one checkpoint for output and quarantine) are not.
+    let found = lint_python(&format!(
+        "{HEADER}dq.apply_checks_and_save_in_tables_for_patterns(\n\
+    patterns=[\"main.raw.*\"],\n\
+    checks_location=\"/Workspace/dqx/checks\",\n\
+    run_config_template=RunConfig(\n\
+        input_config=InputConfig(location=\"\", is_streaming=True),\n\
+        output_config=OutputConfig(location=\"\", options={{\"checkpointLocation\": \"/Volumes/main/dq/cp\"}}),\n\
+        quarantine_config=OutputConfig(location=\"\", options={{\"checkpointLocation\": \"/Volumes/main/dq/cp\"}}),\n\
+    ),\n\
+)\n\
+dq.apply_checks_and_save_in_tables_for_patterns([\"main.raw.*\"], \"/Workspace/dqx/checks\")\n"
+    ));
+    assert_eq!(
+        codes(&found),
+        ["DQ856 \"/Volumes/main/dq/cp\""],
+        "{found:?}"
+    );
+}

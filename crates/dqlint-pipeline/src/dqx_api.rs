@@ -84,6 +84,9 @@ pub struct ApiRun {
     pub no_destination: bool,
     /// A call with `checks=` and `checks_location=` both: the key spans.
     pub checks_and_location: Option<(Range<usize>, Range<usize>)>,
+    /// An apply-and-save call given neither `checks` nor
+    /// `checks_location` (or each `None`).
+    pub no_checks_source: bool,
 }
 
 /// What a module builds with DQX's Python API.
@@ -154,18 +157,87 @@ const RUN_FIELDS: &[&str] = &[
     "checks_user_requirements",
     "checks_location",
 ];
-/// `apply_checks_and_save_in_table` and the metadata variant: the
-/// parameters in order.
-const SAVE_PARAMS: &[&str] = &[
+/// The engine's methods that write a run's results, each with its
+/// parameters in order (DQX 0.17.0's `engine.py`; 0.16.0 has the same
+/// without the trailing `use_cached_result`).
+const SAVE_METHODS: &[(&str, &[&str])] = &[
+    (
+        "apply_checks_and_save_in_table",
+        &[
+            "input_config",
+            "output_config",
+            "checks",
+            "quarantine_config",
+            "metrics_config",
+            "ref_dfs",
+            "checks_location",
+            "run_config_name",
+            "use_cached_result",
+        ],
+    ),
+    (
+        "apply_checks_by_metadata_and_save_in_table",
+        &[
+            "input_config",
+            "output_config",
+            "checks",
+            "quarantine_config",
+            "metrics_config",
+            "custom_check_functions",
+            "ref_dfs",
+            "checks_location",
+            "run_config_name",
+            "use_cached_result",
+        ],
+    ),
+    (
+        "save_results_in_table",
+        &[
+            "output_df",
+            "quarantine_df",
+            "observation",
+            "output_config",
+            "quarantine_config",
+            "metrics_config",
+            "run_config_name",
+            "product_name",
+            "assume_user",
+            "install_folder",
+            "rule_set_fingerprint",
+        ],
+    ),
+    (
+        "apply_checks_and_save_in_tables_for_patterns",
+        &[
+            "patterns",
+            "checks_location",
+            "exclude_patterns",
+            "exclude_matched",
+            "run_config_template",
+            "max_parallelism",
+            "output_table_suffix",
+            "quarantine_table_suffix",
+        ],
+    ),
+];
+
+/// The methods that apply checks before saving: they need a source of
+/// checks and a destination.
+fn applies_checks(method: &str) -> bool {
+    matches!(
+        method,
+        "apply_checks_and_save_in_table" | "apply_checks_by_metadata_and_save_in_table"
+    )
+}
+
+/// What a save call passes that its run is made of.
+const SAVE_RUN_FIELDS: &[&str] = &[
     "input_config",
     "output_config",
-    "checks",
     "quarantine_config",
     "metrics_config",
-];
-const SAVE_METHODS: &[&str] = &[
-    "apply_checks_and_save_in_table",
-    "apply_checks_by_metadata_and_save_in_table",
+    "checks",
+    "checks_location",
 ];
 
 /// Reads what `module` builds with DQX's API, against `catalogue` (the
@@ -362,6 +434,7 @@ impl<'m> Reader<'m> {
                             open: has_splat(node),
                             no_destination: false,
                             checks_and_location: None,
+                            no_checks_source: false,
                         });
                     }
                 }
@@ -373,8 +446,8 @@ impl<'m> Reader<'m> {
             let method = callee
                 .child_by_field_name("attribute")
                 .map_or("", |m| self.text(m));
-            if SAVE_METHODS.contains(&method) {
-                self.save_call(node, callee, method);
+            if let Some((method, params)) = SAVE_METHODS.iter().find(|(m, _)| *m == method) {
+                self.save_call(node, callee, method, params);
             } else if method == "isNull" {
                 if let Some(object) = callee.child_by_field_name("object") {
                     if self.names_errors_column(object) {
@@ -728,60 +801,74 @@ impl<'m> Reader<'m> {
         }
     }
 
-    fn save_call(&mut self, node: Node<'m>, callee: Node<'m>, method: &str) {
+    /// A call of one of [`SAVE_METHODS`] read as the run config it
+    /// amounts to: its configs and checks location at their places.
+    ///
+    /// `apply_checks_and_save_in_tables_for_patterns` runs its
+    /// `run_config_template` once per matching table, with the input,
+    /// output and quarantine locations derived from the table's name: the
+    /// template's options are the run's, its locations are not.
+    fn save_call(&mut self, node: Node<'m>, callee: Node<'m>, method: &str, params: &[&str]) {
         let args = self.arguments(node);
-        let mut entries: Vec<Entry> = Vec::new();
-        let mut checks_key = None;
-        let mut location_key = None;
-        let mut given =
-            |name: &str, key: Range<usize>, value: Typed, entries: &mut Vec<Entry>| match name {
-                "checks" => {
-                    if !value.is_none() {
-                        checks_key = Some(key.clone());
-                    }
-                    entries.push(Entry {
-                        key: Typed::new(key, Kind::Str(name.into())),
-                        value,
-                    });
-                }
-                "checks_location" => {
-                    if !value.is_none() {
-                        location_key = Some(key.clone());
-                    }
-                    entries.push(Entry {
-                        key: Typed::new(key, Kind::Str(name.into())),
-                        value,
-                    });
-                }
-                _ => entries.push(Entry {
-                    key: Typed::new(key, Kind::Str(name.into())),
-                    value,
-                }),
-            };
+        let mut given: Vec<(&str, Range<usize>, Node<'m>)> = Vec::new();
         for (i, (_, value)) in args.positional.iter().enumerate() {
-            if let Some(name) = SAVE_PARAMS.get(i) {
-                let typed = self.typed(*value);
-                given(name, value.byte_range(), typed, &mut entries);
+            if let Some(name) = params.get(i) {
+                given.push((name, value.byte_range(), *value));
             }
         }
         for (name, key_span, value) in &args.keywords {
-            let typed = self.typed(*value);
-            given(name, key_span.clone(), typed, &mut entries);
+            given.push((name, key_span.clone(), *value));
         }
-        let present = |key: &str| {
+        let mut entries: Vec<Entry> = Vec::new();
+        for (name, key, value) in given {
+            if name == "run_config_template" {
+                let template = self.typed(value);
+                for entry in template.as_map().unwrap_or(&[]) {
+                    let field = entry.key.as_str().unwrap_or("");
+                    if matches!(
+                        field,
+                        "input_config" | "output_config" | "quarantine_config" | "metrics_config"
+                    ) {
+                        entries.push(entry.clone());
+                    }
+                }
+            } else if SAVE_RUN_FIELDS.contains(&name) {
+                let value = self.typed(value);
+                entries.push(Entry {
+                    key: Typed::new(key, Kind::Str(name.into())),
+                    value,
+                });
+            }
+        }
+        let key_of = |name: &str| {
             entries
                 .iter()
-                .any(|e| e.key.as_str() == Some(key) && !e.value.is_none())
+                .find(|e| e.key.as_str() == Some(name) && !e.value.is_none())
+                .map(|e| e.key.span.clone())
         };
-        let no_destination = !args.splat
-            && !present("output_config")
-            && !present("quarantine_config")
-            && !present("metrics_config");
+        let applies = applies_checks(method);
+        let no_destination = applies
+            && !args.splat
+            && key_of("output_config").is_none()
+            && key_of("quarantine_config").is_none()
+            && key_of("metrics_config").is_none();
+        let checks_key = key_of("checks");
+        let location_key = key_of("checks_location");
+        let no_checks_source =
+            applies && !args.splat && checks_key.is_none() && location_key.is_none();
         let method_span = callee
             .child_by_field_name("attribute")
             .map_or(callee.byte_range(), |a| a.byte_range());
         let item = Typed::new(node.byte_range(), Kind::Map(entries));
         let mut run = dqlint_dqx::run_config::run_of(&item);
+        if method == "apply_checks_and_save_in_tables_for_patterns" {
+            for io in [&mut run.input, &mut run.output, &mut run.quarantine]
+                .into_iter()
+                .flatten()
+            {
+                io.location = None;
+            }
+        }
         // A call has no inline-checks mistake of its own (its form of it
         // is `checks_and_location`) and no name.
         run.inline_checks = None;
@@ -797,6 +884,7 @@ impl<'m> Reader<'m> {
             open: args.splat,
             no_destination,
             checks_and_location: checks_key.zip(location_key),
+            no_checks_source,
         });
     }
 

@@ -42,6 +42,7 @@ pub mod dq858_dqx_stream_without_checkpoint;
 pub mod dq859_dqx_output_is_quarantine;
 pub mod dq860_dqx_checks_and_location;
 pub mod dq861_dqx_prefiltered_errors;
+pub mod dq862_dqx_no_checks_source;
 
 use dqlint_dqx::{Catalogue, Format, Function, Kind, Loaded, Typed};
 use dqlint_pipeline::dqx_api::{ApiCheck, ApiRun, DqxApi, RunSource};
