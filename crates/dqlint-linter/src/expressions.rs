@@ -129,10 +129,9 @@ fn pipeline_findings(ctx: &Context) -> Vec<ExpressionFinding> {
 
     let fails = "the pipeline update fails when it analyses the dataset";
     // A call of a Python UDF of the pipeline is DQ910's finding.
-    let python_udfs: Vec<String> = crate::rules::pipeline::sources(ctx)
-        .iter()
-        .flat_map(|s| s.model.python_udfs.iter())
-        .map(|u| u.name.to_ascii_lowercase())
+    let python_udfs: Vec<String> = crate::rules::pipeline::python_udfs(ctx)
+        .into_iter()
+        .map(|u| u.name)
         .collect();
     let mut out = Vec::new();
     for source in crate::rules::pipeline::sources(ctx) {

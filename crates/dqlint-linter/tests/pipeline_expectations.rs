@@ -176,3 +176,35 @@ fn python_that_is_no_pipeline_source_gets_nothing() {
         Vec::<String>::new()
     );
 }
+
+#[test]
+fn a_udf_registered_in_an_imported_helper_module() {
+    let dir = project(&[
+        (
+            "pipelines/helpers/checks.py",
+            "from pyspark.sql.functions import udf\n\
+             @udf('boolean')\n\
+             def valid_sku(s):\n    return s is not None\n\
+             spark.udf.register('valid_sku', valid_sku)\n",
+        ),
+        (
+            "pipelines/orders.py",
+            "from pyspark import pipelines as dp\n\
+             from helpers.checks import valid_sku\n\
+             @dp.table\n\
+             @dp.expect_or_drop('sku', 'valid_sku(sku)')\n\
+             def orders():\n    return spark.readStream.table('raw')\n",
+        ),
+    ]);
+    let project = Project::load(dir.path(), &LoadOptions::default()).unwrap();
+    let all = dqlint_linter::lint(&project, &Selection::default());
+    let codes: Vec<_> = all.iter().map(|d| d.rule.code).collect();
+    assert_eq!(codes, ["DQ910"], "{all:#?}");
+    let related = &all[0].related;
+    assert!(
+        related
+            .iter()
+            .any(|r| project.file(r.location.file).rel == "pipelines/helpers/checks.py"),
+        "the related location is the helper module: {all:#?}"
+    );
+}

@@ -102,6 +102,41 @@ pub fn read(project: &Project, file: &SourceFile) -> PipelineFile {
     dqlint_pipeline::python_model::read(&file.text, &imports)
 }
 
+/// A Python UDF the pipeline can reach: defined or registered in one of
+/// its sources or in a project module a source imports.
+pub struct PythonUdf {
+    /// Lower-cased: SQL resolves function names case-insensitively.
+    pub name: String,
+    pub file: FileId,
+    pub span: Range<usize>,
+}
+
+/// Every Python UDF of the pipeline sources and of the project modules
+/// they import (the loader reads those as [`FileKind::PythonModule`]).
+pub fn python_udfs(ctx: &Context) -> Vec<PythonUdf> {
+    let in_sources = sources(ctx).iter().flat_map(|s| {
+        s.model.python_udfs.iter().map(|u| PythonUdf {
+            name: u.name.to_ascii_lowercase(),
+            file: s.id(),
+            span: u.span.clone(),
+        })
+    });
+    let in_modules = ctx
+        .project
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::PythonModule && f.read_error.is_none())
+        .flat_map(|f| {
+            let model = dqlint_pipeline::python_model::read(&f.text, &|_| None);
+            model.python_udfs.into_iter().map(|u| PythonUdf {
+                name: u.name.to_ascii_lowercase(),
+                file: f.id,
+                span: u.span,
+            })
+        });
+    in_sources.chain(in_modules).collect()
+}
+
 /// Every clean/quarantine pair of the pipeline sources
 /// (`dqlint_pipeline::quarantine`), the quarantine recognised by `[dlt]
 /// quarantine_names` or by its use of the clean dataset's rule texts. The

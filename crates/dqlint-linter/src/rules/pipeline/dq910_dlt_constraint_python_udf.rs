@@ -1,8 +1,8 @@
 //! ## What it does
 //! Reports an expectation constraint that calls a Python UDF defined in
-//! the pipeline's sources (`@udf`, `@pandas_udf`, `F.udf(...)`,
-//! `spark.udf.register("name", ...)`). The UDF's definition is the related
-//! location.
+//! the pipeline's sources or in a project module they import (`@udf`,
+//! `@pandas_udf`, `F.udf(...)`, `spark.udf.register("name", ...)`). The
+//! UDF's definition is the related location.
 //!
 //! ## Why is this bad?
 //! DLT evaluates constraints as SQL expressions on its own: they cannot
@@ -42,25 +42,17 @@
 //! expect on that column.
 
 use dqlint_pipeline::model::Constraint;
-use dqlint_project::{FileId, Origin};
+use dqlint_project::Origin;
 use dqlint_sql::expr::{check_expression, ExprFact};
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::pipeline::sources;
+use crate::rules::pipeline::{python_udfs, sources};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ910");
-    let udfs: Vec<(String, FileId, std::ops::Range<usize>)> = sources(ctx)
-        .iter()
-        .flat_map(|s| {
-            s.model
-                .python_udfs
-                .iter()
-                .map(move |u| (u.name.to_ascii_lowercase(), s.id(), u.span.clone()))
-        })
-        .collect();
+    let udfs = python_udfs(ctx);
     if udfs.is_empty() {
         return;
     }
@@ -78,8 +70,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                         continue;
                     };
                     let called = called.trim_matches('`').to_ascii_lowercase();
-                    let Some((_, file, defined)) = udfs.iter().find(|(n, _, _)| *n == called)
-                    else {
+                    let Some(udf) = udfs.iter().find(|u| u.name == called) else {
                         continue;
                     };
                     let span = text
@@ -96,7 +87,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                             ),
                         )
                         .related(
-                            &Origin::new(*file, defined.clone()),
+                            &Origin::new(udf.file, udf.span.clone()),
                             "the UDF is defined here",
                         ),
                     );
