@@ -128,7 +128,8 @@ impl<'m> Reader<'m, '_> {
             "call" | "attribute" | "subscript" => true,
             "parenthesized_expression" => node.named_child(0).is_some_and(|n| self.is_dataframe(n)),
             "identifier" => {
-                let local = crate::python_model::enclosing_functions(node)
+                let local = self
+                    .enclosing_functions(node)
                     .into_iter()
                     .find_map(|f| self.local_binding(f, node));
                 let bound = local.or_else(|| {

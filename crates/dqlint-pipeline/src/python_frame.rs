@@ -15,9 +15,7 @@ use tree_sitter::Node;
 
 use crate::eval::Value;
 use crate::model::{ComputedColumn, Constraint, Named, Read, RowFilter};
-use crate::python_model::{
-    enclosing_function, enclosing_functions, local_assignments, Locals, Reader,
-};
+use crate::python_model::{Locals, Reader};
 
 /// Steps followed through names and helpers in one chain, at most.
 const MAX_STEPS: usize = 64;
@@ -240,13 +238,13 @@ impl<'m> Reader<'m, '_> {
                 return None;
             }
         }
-        for function in enclosing_functions(ident) {
+        for function in self.enclosing_functions(ident) {
             if self.local_binding(function, ident).is_some() || is_parameter(self, function, name) {
                 return None;
             }
         }
         let bindings = self.module_bindings.get(name)?;
-        let inside_function = enclosing_function(ident).is_some();
+        let inside_function = self.enclosing_function(ident).is_some();
         bindings
             .iter()
             .rev()
@@ -258,8 +256,9 @@ impl<'m> Reader<'m, '_> {
     pub(crate) fn local_binding(&self, function: Node<'m>, ident: Node<'m>) -> Option<Node<'m>> {
         let name = self.text(ident);
         let body = function.child_by_field_name("body")?;
-        local_assignments(body)
-            .into_iter()
+        self.local_assignments(body)
+            .iter()
+            .copied()
             .rfind(|a| {
                 a.end_byte() <= ident.start_byte()
                     && a.child_by_field_name("left")
@@ -311,7 +310,8 @@ impl<'m> Reader<'m, '_> {
                     node = object;
                 }
                 "identifier" => {
-                    let local = enclosing_functions(node)
+                    let local = self
+                        .enclosing_functions(node)
                         .into_iter()
                         .find_map(|f| self.local_binding(f, node));
                     match local.or_else(|| self.module_binding(node)) {

@@ -16,6 +16,7 @@
 //! rest is read; in a notebook export a cell that does not parse is left
 //! out so that it cannot swallow the cells after it.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::rc::Rc;
@@ -311,6 +312,12 @@ pub(crate) struct Reader<'m, 'f> {
     pub helpers: HashMap<&'m str, Node<'m>>,
     /// Dict literals whose duplicate keys are already reported.
     pub checked_dicts: HashSet<usize>,
+    /// Every function definition of the module, outer before inner: the
+    /// scopes a name is looked up in (tree-sitter finds a node's parent by
+    /// descending from the root, too slow to climb for every name).
+    functions: Vec<Node<'m>>,
+    /// The assignments of each function body read so far, by body node.
+    assignments: RefCell<HashMap<usize, Rc<Vec<Node<'m>>>>>,
 }
 
 impl<'m, 'f> Reader<'m, 'f> {
@@ -362,7 +369,38 @@ impl<'m, 'f> Reader<'m, 'f> {
             module_bindings,
             helpers,
             checked_dicts: HashSet::new(),
+            functions: function_definitions(root),
+            assignments: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// The functions around `node`, innermost first.
+    pub(crate) fn enclosing_functions(&self, node: Node) -> Vec<Node<'m>> {
+        self.functions
+            .iter()
+            .rev()
+            .filter(|f| {
+                f.id() != node.id()
+                    && f.start_byte() <= node.start_byte()
+                    && node.end_byte() <= f.end_byte()
+            })
+            .copied()
+            .collect()
+    }
+
+    /// The nearest function around `node`.
+    pub(crate) fn enclosing_function(&self, node: Node) -> Option<Node<'m>> {
+        self.enclosing_functions(node).into_iter().next()
+    }
+
+    /// The assignments of a function body in file order, not those of
+    /// functions or classes nested in it (read once per body).
+    pub(crate) fn local_assignments(&self, body: Node<'m>) -> Rc<Vec<Node<'m>>> {
+        self.assignments
+            .borrow_mut()
+            .entry(body.id())
+            .or_insert_with(|| Rc::new(local_assignments(body)))
+            .clone()
     }
 
     pub fn text(&self, node: Node) -> &'m str {
@@ -904,7 +942,7 @@ impl<'m, 'f> Reader<'m, 'f> {
     pub fn locals_at(&self, node: Node<'m>, locals: &Locals) -> HashMap<String, Value> {
         let mut scope = (**locals).clone();
         // Outermost first: an inner function sees its enclosing ones' names.
-        for function in enclosing_functions(node).into_iter().rev() {
+        for function in self.enclosing_functions(node).into_iter().rev() {
             self.bind_function(function, node, &mut scope);
         }
         scope
@@ -942,7 +980,7 @@ impl<'m, 'f> Reader<'m, 'f> {
         let Some(body) = function.child_by_field_name("body") else {
             return;
         };
-        for assignment in local_assignments(body) {
+        for &assignment in self.local_assignments(body).iter() {
             if assignment.end_byte() > node.start_byte() {
                 break;
             }
@@ -960,34 +998,25 @@ impl<'m, 'f> Reader<'m, 'f> {
     }
 }
 
-/// The functions around `node`, innermost first.
-pub(crate) fn enclosing_functions(node: Node) -> Vec<Node> {
+/// Every `function_definition` under `root`, in pre-order (an enclosing
+/// function before the ones nested in it).
+fn function_definitions(root: Node) -> Vec<Node> {
     let mut out = Vec::new();
-    let mut at = node.parent();
-    while let Some(n) = at {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
         if n.kind() == "function_definition" {
             out.push(n);
         }
-        at = n.parent();
+        let mut c = n.walk();
+        let children: Vec<Node> = n.named_children(&mut c).collect();
+        stack.extend(children.into_iter().rev());
     }
     out
 }
 
-/// The nearest function around `node`.
-pub(crate) fn enclosing_function(node: Node) -> Option<Node> {
-    let mut at = node.parent();
-    while let Some(n) = at {
-        if n.kind() == "function_definition" {
-            return Some(n);
-        }
-        at = n.parent();
-    }
-    None
-}
-
 /// The assignments of a function body in file order, not those of
 /// functions or classes nested in it.
-pub(crate) fn local_assignments(body: Node) -> Vec<Node> {
+fn local_assignments(body: Node) -> Vec<Node> {
     let mut out = Vec::new();
     let mut stack = vec![body];
     while let Some(n) = stack.pop() {

@@ -51,7 +51,7 @@ use crate::rules::pipeline::{sources, PipelineSource};
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ931");
     let sources = sources(ctx);
-    let mut declared: Vec<String> = Vec::new();
+    let mut declared = Declared::default();
     let mut fully_known = ctx
         .project
         .files
@@ -61,7 +61,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
         fully_known &= source.model.syntax_errors.is_empty();
         for target in &source.model.declared_targets {
             fully_known &= name_is_known(source, target);
-            declared.push(normal(&target.name));
+            declared.insert(normal(&target.name));
         }
         for dataset in &source.model.datasets {
             // A streaming table defined with a query can take flows too.
@@ -70,7 +70,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 DatasetKind::StreamingTable | DatasetKind::Table
             ) {
                 fully_known &= name_is_known(source, &dataset.name);
-                declared.push(normal(&dataset.name.name));
+                declared.insert(normal(&dataset.name.name));
             }
         }
     }
@@ -82,7 +82,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 continue;
             }
             let wanted = normal(&target.name);
-            if declared.iter().any(|d| same_table(d, &wanted)) {
+            if declared.contains(&wanted) {
                 continue;
             }
             let mut diagnostic = Diagnostic::new(
@@ -122,13 +122,37 @@ fn normal(name: &str) -> String {
     }
 }
 
-/// Qualified names compare whole; an unqualified one by the last part.
-fn same_table(a: &str, b: &str) -> bool {
-    if a.contains('.') && b.contains('.') {
-        return a == b;
+/// The tables the sources declare, for lookups by name: qualified names
+/// compare whole; an unqualified one by the last part.
+#[derive(Default)]
+struct Declared {
+    qualified: HashSet<String>,
+    unqualified: HashSet<String>,
+    /// The last part of every declared name.
+    lasts: HashSet<String>,
+}
+
+impl Declared {
+    fn insert(&mut self, name: String) {
+        self.lasts.insert(last_part(&name).to_string());
+        if name.contains('.') {
+            self.qualified.insert(name);
+        } else {
+            self.unqualified.insert(name);
+        }
     }
-    let last = |n: &'_ str| n.rsplit('.').next().unwrap_or("").to_string();
-    last(a) == last(b)
+
+    fn contains(&self, wanted: &str) -> bool {
+        if wanted.contains('.') {
+            self.qualified.contains(wanted) || self.unqualified.contains(last_part(wanted))
+        } else {
+            self.lasts.contains(wanted)
+        }
+    }
+}
+
+fn last_part(name: &str) -> &str {
+    name.rsplit('.').next().unwrap_or("")
 }
 
 /// Whether a Python name was evaluated (a string, or a constant), rather

@@ -58,6 +58,8 @@
 //! Sequence by a value of the source data: an event time, a version, a log
 //! sequence number.
 
+use std::collections::{HashMap, HashSet};
+
 use dqlint_pipeline::model::{CdcSource, ComputedColumn, Dataset};
 use dqlint_project::{FileKind, Origin};
 
@@ -84,10 +86,14 @@ const MAX_HOPS: usize = 8;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ933");
-    let datasets: Vec<&Dataset> = sources(ctx)
-        .iter()
-        .flat_map(|s| s.model.datasets.iter())
-        .collect();
+    // By lower-cased name: every CDC flow follows its source upstream.
+    let mut datasets: HashMap<String, Vec<&Dataset>> = HashMap::new();
+    for dataset in sources(ctx).iter().flat_map(|s| s.model.datasets.iter()) {
+        datasets
+            .entry(dataset.name.name.to_ascii_lowercase())
+            .or_default()
+            .push(dataset);
+    }
     for source in sources(ctx) {
         for cdc in &source.model.auto_cdc {
             let Some(sequence) = &cdc.sequence_by else {
@@ -128,10 +134,13 @@ pub fn check(ctx: &Context, out: &mut Findings) {
 }
 
 /// The computed columns of a dataset and of the datasets it reads.
-fn upstream_columns<'d>(datasets: &[&'d Dataset], name: &str) -> Vec<&'d ComputedColumn> {
+fn upstream_columns<'d>(
+    datasets: &HashMap<String, Vec<&'d Dataset>>,
+    name: &str,
+) -> Vec<&'d ComputedColumn> {
     let mut out = Vec::new();
     let mut names = vec![name.to_string()];
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     for _ in 0..MAX_HOPS {
         let mut next = Vec::new();
         for name in names {
@@ -143,10 +152,7 @@ fn upstream_columns<'d>(datasets: &[&'d Dataset], name: &str) -> Vec<&'d Compute
             if !seen.insert(last.clone()) {
                 continue;
             }
-            for dataset in datasets
-                .iter()
-                .filter(|d| d.name.name.to_ascii_lowercase() == last)
-            {
+            for dataset in datasets.get(&last).into_iter().flatten() {
                 out.extend(dataset.computed_columns.iter());
                 next.extend(dataset.reads.iter().map(|r| r.source.name.clone()));
             }
