@@ -275,6 +275,9 @@ pub struct Run {
     pub checks_location: Option<(String, Range<usize>)>,
     /// The key of an inline `checks:` list (no `RunConfig` field).
     pub inline_checks: Option<Range<usize>>,
+    /// `actions_location` as written (DQX 0.16+: the actions, a circuit
+    /// breaker among them, that a workflow run loads for this run config).
+    pub actions_location: Option<(String, Range<usize>)>,
 }
 
 impl Run {
@@ -653,6 +656,16 @@ impl Reader {
             .get("checks_location")
             .filter(|c| self.survives(&c.span))
             .and_then(|c| Some((as_python_str(c)?, c.span.clone())));
+        // A value the reader cannot know (a Python variable) counts as set.
+        let actions_location = item
+            .get("actions_location")
+            .filter(|c| self.survives(&c.span))
+            .filter(|c| !matches!(&c.kind, Kind::None))
+            .map(|c| match &c.kind {
+                Kind::Object { source, .. } => (source.clone(), c.span.clone()),
+                _ => (as_python_str(c).unwrap_or_default(), c.span.clone()),
+            })
+            .filter(|(location, _)| !location.trim().is_empty());
         Run {
             span: item.span.clone(),
             name,
@@ -665,6 +678,7 @@ impl Reader {
             reference_tables,
             checks_location,
             inline_checks: item.entry("checks").map(|e| e.key.span.clone()),
+            actions_location,
         }
     }
 

@@ -386,6 +386,9 @@ registry! {
     "DQ937" "dlt-cdc-invalid-scd-type" Error File pipeline/dq937_dlt_cdc_invalid_scd_type;
     "DQ950" "missing-mandatory-expectation" Error Project policy/dq950_missing_mandatory_expectation;
     "DQ951" "mandatory-expectation-warn-only" Warning Project policy/dq951_mandatory_expectation_warn_only;
+    "DQ952" "expectation-not-from-registry" Warning Project policy/dq952_expectation_not_from_registry;
+    "DQ953" "circuit-breaker-missing" Warning Project policy/dq953_circuit_breaker_missing;
+    "DQ954" "circuit-breaker-too-loose" Warning Project policy/dq954_circuit_breaker_too_loose;
 }
 
 /// A rule by code (`DQ107`) or name (`expectations-file-not-found`).

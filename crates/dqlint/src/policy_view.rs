@@ -4,7 +4,7 @@
 //! (docs/policy.md, "The coverage view").
 
 use dqlint_linter::rules::policy::{
-    breaker_column, datasets, kind_summary, policies_of, requirements, Status,
+    breaker_state, datasets, kind_summary, policies_of, requirements, Status,
 };
 use dqlint_linter::{Config, Context};
 use dqlint_project::{Dialect, Project};
@@ -65,7 +65,7 @@ fn rows(project: &Project, config: &Config) -> Vec<Value> {
             "kinds": kinds,
             "quarantine": dataset.has_quarantine,
             "policies": policies,
-            "breaker": breaker_column(&ctx, dataset).text(),
+            "breaker": breaker_state(&ctx, dataset).text(),
         }));
     }
     out

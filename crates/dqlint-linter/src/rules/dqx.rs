@@ -171,6 +171,10 @@ pub struct RunConfigSource<'a> {
     pub python_quarantine: bool,
     /// Its `_errors` prefilters.
     pub errors_filters: Vec<std::ops::Range<usize>>,
+    /// The actions of the Python source that fail a run (a circuit
+    /// breaker); a `config.yml` declares none (its runs name an
+    /// `actions_location`).
+    pub fail_actions: Vec<dqlint_pipeline::dqx_api::FailAction>,
 }
 
 impl RunConfigSource<'_> {
@@ -225,6 +229,7 @@ fn load_run_config_files<'a>(ctx: &Context<'a>) -> Vec<RunConfigSource<'a>> {
                 python: None,
                 python_quarantine: false,
                 errors_filters: Vec::new(),
+                fail_actions: Vec::new(),
             })
         })
         .chain(python_sources(ctx).filter_map(|(file, api)| {
@@ -242,6 +247,7 @@ fn load_run_config_files<'a>(ctx: &Context<'a>) -> Vec<RunConfigSource<'a>> {
                 python: Some(api.runs),
                 python_quarantine,
                 errors_filters: api.errors_filters,
+                fail_actions: api.fail_actions,
             })
         }))
         .collect()

@@ -359,6 +359,36 @@ pub fn loader_call(text: &str, span: &Range<usize>, loaders: &[String]) -> Optio
     })
 }
 
+/// The rules of the registry entry `name` (`[policy] registry`), across
+/// every registry file (tags may spread an entry over several), each with
+/// its file; empty when no entry has the name.
+pub fn registry_rules<'c>(
+    ctx: &'c Context,
+    name: &str,
+) -> Vec<(FileId, &'c dqlint_project::rule_registry::RegistryRule)> {
+    ctx.rule_registry()
+        .iter()
+        .flat_map(|file| {
+            file.entries
+                .iter()
+                .filter(|e| e.name == name)
+                .flat_map(move |e| e.rules.iter().map(move |r| (file.file, r)))
+        })
+        .collect()
+}
+
+/// Every entry name of the registry, sorted, without repeats.
+pub fn registry_entry_names<'c>(ctx: &'c Context) -> Vec<&'c str> {
+    let mut names: Vec<&str> = ctx
+        .rule_registry()
+        .iter()
+        .flat_map(|f| f.entries.iter().map(|e| e.name.as_str()))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
 #[cfg(test)]
 mod loader_tests {
     use super::*;

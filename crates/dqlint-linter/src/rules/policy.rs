@@ -12,6 +12,9 @@
 
 pub mod dq950_missing_mandatory_expectation;
 pub mod dq951_mandatory_expectation_warn_only;
+pub mod dq952_expectation_not_from_registry;
+pub mod dq953_circuit_breaker_missing;
+pub mod dq954_circuit_breaker_too_loose;
 
 use dqlint_project::{
     Action, Check, Dialect, Enforcement, Env, ExpectationSource, Flowgroup, RuleAction, SourceSpan,
@@ -208,6 +211,12 @@ pub struct PolicyDataset {
     /// action's name, the DQX run's output (or input) location, the
     /// pipeline dataset's name.
     pub site: SourceSpan,
+    /// The circuit breakers that watch its quarantine: DLT views reading
+    /// it or its quarantine, the fail actions of a DQX run's engine.
+    pub breakers: Vec<Breaker>,
+    /// A DQX run that loads its actions from `actions_location`: the
+    /// value (what it loads is not read, so no breaker finding is made).
+    pub actions_loaded: Option<SourceSpan>,
 }
 
 impl PolicyDataset {
@@ -221,9 +230,10 @@ impl PolicyDataset {
 /// datasets, each in project order (built once per lint run).
 pub fn datasets<'c>(ctx: &'c Context) -> &'c [PolicyDataset] {
     ctx.policy_datasets.get_or_init(|| {
-        let mut out = lhp_datasets(ctx);
+        let dlt = dlt_breakers(ctx);
+        let mut out = lhp_datasets(ctx, &dlt);
         out.extend(dqx_datasets(ctx));
-        out.extend(pipeline_datasets(ctx));
+        out.extend(pipeline_datasets(ctx, &dlt));
         out
     })
 }
@@ -358,40 +368,272 @@ pub fn governs_pipeline_dataset(
         })
 }
 
-/// The circuit-breaker column of the coverage view (`dqlint policy`).
-#[derive(Clone, Debug, PartialEq)]
-pub enum BreakerColumn {
+/// A recognised circuit breaker: something that fails the run when too
+/// much of a batch is quarantined.
+#[derive(Clone, Debug)]
+pub struct Breaker {
+    /// How messages name it: `` the view `ledger_breaker` ``, `the
+    /// FailPipeline action`.
+    pub label: String,
+    /// Its comparison: the DLT expectation's constraint, the DQX action's
+    /// condition (the action itself when it has none).
+    pub site: SourceSpan,
+    /// The largest share of a batch it lets be quarantined before it
+    /// fails, when it bounds one (`None`: an action without a condition,
+    /// a bound on an absolute count or on warnings).
+    pub max_share: Option<f64>,
+    /// A division by a count that is zero on an empty batch, with no
+    /// guard: the divisor.
+    pub unguarded_divisor: Option<SourceSpan>,
+    /// A DQX action (else a DLT expectation).
+    pub dqx: bool,
+}
+
+impl Breaker {
+    /// From a count bound: the share it lets pass is its ratio when the
+    /// total counts the bad rows too (`q / (q + c)`, DQX's
+    /// `input_row_count`); a total that may be the clean count alone
+    /// (`q <= r * c`) lets `r / (1 + r)` of a batch pass, the smaller of
+    /// the two readings, so a looseness is never overstated.
+    fn from_bound(
+        label: String,
+        site: SourceSpan,
+        bound: &dqlint_pipeline::breaker::CountBound,
+        divisor: impl Fn(&std::ops::Range<usize>) -> Option<std::ops::Range<usize>>,
+    ) -> Breaker {
+        let total_has_bad = bound.bad.iter().all(|b| bound.total.contains(b))
+            || bound.total.iter().any(|t| t == "input_row_count");
+        let ratio = bound.max_ratio;
+        let max_share = if total_has_bad {
+            ratio
+        } else {
+            ratio / (1.0 + ratio)
+        };
+        let unguarded_divisor =
+            bound
+                .division
+                .as_ref()
+                .filter(|d| !d.guarded)
+                .map(|d| SourceSpan {
+                    file: site.file,
+                    span: divisor(&d.divisor).unwrap_or_else(|| site.span.clone()),
+                });
+        Breaker {
+            label,
+            site,
+            max_share: Some(max_share),
+            unguarded_divisor,
+            dqx: false,
+        }
+    }
+}
+
+/// A share as messages write it: `5%`, `4.8%`.
+pub fn percent(share: f64) -> String {
+    let value = format!("{:.1}", share * 100.0);
+    let value = value.strip_suffix(".0").unwrap_or(&value);
+    format!("{value}%")
+}
+
+/// What `[policy.circuit_breaker]` finds of a dataset's breaker.
+#[derive(Clone, Debug)]
+pub enum BreakerState<'d> {
     /// No `[policy.circuit_breaker]` selects the dataset.
     NotRequired,
     /// Selected, but nothing is quarantined: no breaker is needed.
     NoQuarantine,
-    /// Selected, with a quarantine: whether a breaker exists is decided by
-    /// the breaker recognition of DQ953/DQ954 (the hook it fills).
-    Required,
+    /// A DQX run whose actions come from `actions_location`: not read.
+    Loaded(&'d SourceSpan),
+    /// Selected, quarantined, and no breaker watches it (DQ953).
+    Missing,
+    /// Its breakers, and the policy's largest share.
+    Present {
+        breakers: &'d [Breaker],
+        max_ratio: f64,
+    },
 }
 
-impl BreakerColumn {
-    pub fn text(&self) -> &'static str {
+impl BreakerState<'_> {
+    /// The breaker column of the coverage view (`dqlint policy`).
+    pub fn text(&self) -> String {
         match self {
-            BreakerColumn::NotRequired => "-",
-            BreakerColumn::NoQuarantine => "no quarantine",
-            BreakerColumn::Required => "required",
-        }
-    }
-}
-
-/// What the coverage view says of a dataset's breaker.
-pub fn breaker_column(ctx: &Context, dataset: &PolicyDataset) -> BreakerColumn {
-    match &ctx.team_policy.circuit_breaker {
-        Some(breaker) if !dataset.auxiliary && breaker.selects(dataset.name_texts()) => {
-            if dataset.has_quarantine {
-                BreakerColumn::Required
-            } else {
-                BreakerColumn::NoQuarantine
+            BreakerState::NotRequired => "-".into(),
+            BreakerState::NoQuarantine => "no quarantine".into(),
+            BreakerState::Loaded(_) => "actions_location".into(),
+            BreakerState::Missing => "missing".into(),
+            BreakerState::Present {
+                breakers,
+                max_ratio,
+            } => {
+                let tightest = breakers
+                    .iter()
+                    .filter_map(|b| b.max_share)
+                    .min_by(f64::total_cmp);
+                let mut text = match tightest {
+                    Some(share) if within(share, *max_ratio) => format!("ok ({})", percent(share)),
+                    Some(share) => format!("too loose ({})", percent(share)),
+                    None => "present".into(),
+                };
+                if breakers.iter().any(|b| b.unguarded_divisor.is_some()) {
+                    text.push_str(", unguarded division");
+                }
+                text
             }
         }
-        _ => BreakerColumn::NotRequired,
     }
+}
+
+/// Whether a share keeps to the policy's ratio (a rounding's worth of
+/// slack: `q * 100 <= 5 * t` is 5%).
+pub fn within(share: f64, max_ratio: f64) -> bool {
+    share <= max_ratio + 1e-9
+}
+
+/// What the circuit-breaker policy finds of `dataset`.
+pub fn breaker_state<'d>(ctx: &Context, dataset: &'d PolicyDataset) -> BreakerState<'d> {
+    let Some(policy) = &ctx.team_policy.circuit_breaker else {
+        return BreakerState::NotRequired;
+    };
+    if dataset.auxiliary || !policy.selects(dataset.name_texts()) {
+        return BreakerState::NotRequired;
+    }
+    if !dataset.has_quarantine {
+        return BreakerState::NoQuarantine;
+    }
+    if let Some(loaded) = &dataset.actions_loaded {
+        return BreakerState::Loaded(loaded);
+    }
+    if dataset.breakers.is_empty() {
+        return BreakerState::Missing;
+    }
+    BreakerState::Present {
+        breakers: &dataset.breakers,
+        max_ratio: policy.max_quarantine_ratio,
+    }
+}
+
+/// Every DLT breaker of the pipeline sources, with the datasets it reads.
+struct DltBreakerFact {
+    /// The breaker dataset's name: a check view, no policy subject.
+    name: SourceSpan,
+    reads: Vec<String>,
+    breaker: Breaker,
+}
+
+fn dlt_breakers(ctx: &Context) -> Vec<DltBreakerFact> {
+    if ctx.team_policy.circuit_breaker.is_none() {
+        return Vec::new();
+    }
+    let sources = pipeline::sources(ctx);
+    let datasets: Vec<(usize, &dqlint_pipeline::model::Dataset)> = sources
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| s.model.datasets.iter().map(move |d| (i, d)))
+        .collect();
+    dqlint_pipeline::breaker::dlt_breakers(&datasets)
+        .into_iter()
+        .map(|found| {
+            let (index, dataset) = found.dataset;
+            let file = sources[index].id();
+            let text = match &found.expectation.constraint {
+                dqlint_pipeline::model::Constraint::Known(text) => Some(text),
+                dqlint_pipeline::model::Constraint::Unknown { .. } => None,
+            };
+            let kind = match dataset.kind {
+                dqlint_pipeline::model::DatasetKind::MaterializedView => "materialized view",
+                _ => "view",
+            };
+            let breaker = Breaker::from_bound(
+                format!("the {kind} `{}`", dataset.name.name),
+                SourceSpan {
+                    file,
+                    span: pipeline::expectation_site(found.expectation),
+                },
+                &found.bound,
+                |divisor| text.and_then(|t| t.source_span(divisor.clone())),
+            );
+            DltBreakerFact {
+                name: SourceSpan {
+                    file,
+                    span: dataset.name.span.clone(),
+                },
+                reads: dataset
+                    .reads
+                    .iter()
+                    .map(|r| dqlint_pipeline::quarantine::dataset_key(&r.source.name))
+                    .collect(),
+                breaker,
+            }
+        })
+        .collect()
+}
+
+/// The DLT breakers reading one of `names` (compared as Spark resolves
+/// names: a qualified name and an unqualified one meet on the parts they
+/// share, `silver.orders` reads `main.silver.orders`).
+fn breakers_reading(dlt: &[DltBreakerFact], names: &[String]) -> Vec<Breaker> {
+    let keys: Vec<String> = names
+        .iter()
+        .map(|n| dqlint_pipeline::quarantine::dataset_key(n))
+        .collect();
+    dlt.iter()
+        .filter(|b| {
+            b.reads
+                .iter()
+                .any(|read| keys.iter().any(|key| same_table(read, key)))
+        })
+        .map(|b| b.breaker.clone())
+        .collect()
+}
+
+/// Whether two lowercased names are one table: equal, or one a dotted
+/// suffix of the other.
+fn same_table(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    long == short
+        || long
+            .strip_suffix(short)
+            .is_some_and(|head| head.ends_with('.'))
+}
+
+/// The DQX breakers of a run: its engine's fail actions (the Python
+/// module's).
+fn dqx_breakers(source: &dqx::RunConfigSource) -> Vec<Breaker> {
+    let file = source.id();
+    source
+        .fail_actions
+        .iter()
+        .map(|action| {
+            let site = SourceSpan {
+                file,
+                span: action
+                    .condition
+                    .as_ref()
+                    .map_or(action.span.clone(), |(span, _)| span.clone()),
+            };
+            let label = "the `FailPipeline` action".to_string();
+            match (&action.bound, &action.condition) {
+                // A bound on error rows: the quarantined ones.
+                (Some(bound), Some((_, text)))
+                    if bound.bad.iter().any(|b| b == "error_row_count") =>
+                {
+                    Breaker {
+                        dqx: true,
+                        ..Breaker::from_bound(label, site, bound, |divisor| {
+                            text.source_span(divisor.clone())
+                        })
+                    }
+                }
+                _ => Breaker {
+                    label,
+                    site,
+                    max_share: None,
+                    unguarded_divisor: None,
+                    dqx: true,
+                },
+            }
+        })
+        .collect()
 }
 
 /// The kinds a dataset has, each with the actions of its rules (in
@@ -425,7 +667,7 @@ pub fn kind_summary(dataset: &PolicyDataset) -> Vec<(RuleKind, Vec<&'static str>
 
 // --- LHP -------------------------------------------------------------------
 
-fn lhp_datasets(ctx: &Context) -> Vec<PolicyDataset> {
+fn lhp_datasets(ctx: &Context, dlt: &[DltBreakerFact]) -> Vec<PolicyDataset> {
     let model = ctx.project.expectation_model(&ctx.envs);
     ctx.dq_actions()
         .zip(model)
@@ -456,6 +698,15 @@ fn lhp_datasets(ctx: &Context) -> Vec<PolicyDataset> {
                     PolicyExpectation::new(e.name, e.check, kinds, e.enforcement, e.origin)
                 })
                 .collect();
+            // A breaker reads the table written or the DLQ.
+            let mut watched: Vec<String> = names.iter().map(|n| n.name.clone()).collect();
+            if let Some(dlq) = action
+                .get("quarantine")
+                .and_then(|q| q.get_str("dlq_table"))
+            {
+                watched.extend(names_per_env(dlq, &ctx.envs).into_iter().map(|n| n.name));
+            }
+            let breakers = breakers_reading(dlt, &watched);
             PolicyDataset {
                 dialect: Dialect::Lhp,
                 label,
@@ -465,6 +716,8 @@ fn lhp_datasets(ctx: &Context) -> Vec<PolicyDataset> {
                 has_quarantine: action.is_quarantine(),
                 auxiliary: false,
                 site: model.origin,
+                breakers,
+                actions_loaded: None,
             }
         })
         .collect()
@@ -618,6 +871,11 @@ fn dqx_datasets(ctx: &Context) -> Vec<PolicyDataset> {
                     file: source.id(),
                     span: site,
                 },
+                breakers: dqx_breakers(source),
+                actions_loaded: run.actions_location.as_ref().map(|(_, span)| SourceSpan {
+                    file: source.id(),
+                    span: span.clone(),
+                }),
             });
         }
     }
@@ -710,7 +968,7 @@ fn column_name(value: &dqlint_dqx::Typed) -> Option<String> {
 
 // --- Pipeline sources ------------------------------------------------------
 
-fn pipeline_datasets(ctx: &Context) -> Vec<PolicyDataset> {
+fn pipeline_datasets(ctx: &Context, dlt: &[DltBreakerFact]) -> Vec<PolicyDataset> {
     let sources = pipeline::sources(ctx);
     let model = pipeline::PipelineExpectations(sources).datasets(&ctx.envs);
     let patterns = pipeline::quarantine_patterns(ctx);
@@ -720,12 +978,14 @@ fn pipeline_datasets(ctx: &Context) -> Vec<PolicyDataset> {
             std::ptr::eq(side, dataset)
         })
     };
-    let declared = sources.iter().flat_map(|s| s.model.datasets.iter());
+    let declared = sources
+        .iter()
+        .flat_map(|s| s.model.datasets.iter().map(move |d| (s, d)));
     declared
         .zip(model)
-        .map(|(dataset, model)| {
+        .map(|((source, dataset), model)| {
             let name = &dataset.name.name;
-            let expectations = model
+            let mut expectations: Vec<PolicyExpectation> = model
                 .expectations
                 .into_iter()
                 .map(|e| {
@@ -736,6 +996,16 @@ fn pipeline_datasets(ctx: &Context) -> Vec<PolicyDataset> {
                     PolicyExpectation::new(e.name, e.check, kinds, e.enforcement, e.origin)
                 })
                 .collect();
+            expectations.extend(registry_expectations(ctx, source, dataset));
+            // A breaker reads the dataset or the quarantine paired with it.
+            let mut watched = vec![name.clone()];
+            watched.extend(
+                patterns
+                    .iter()
+                    .filter(|p| std::ptr::eq(p.clean.1, dataset))
+                    .map(|p| p.quarantine.1.name.name.clone()),
+            );
+            let breakers = breakers_reading(dlt, &watched);
             PolicyDataset {
                 dialect: model.dialect,
                 label: name.clone(),
@@ -746,11 +1016,62 @@ fn pipeline_datasets(ctx: &Context) -> Vec<PolicyDataset> {
                 table_properties: dataset.table_properties.clone(),
                 expectations,
                 has_quarantine: paired(dataset, true),
-                auxiliary: paired(dataset, false) || ctx.dlt.is_quarantine_name(name),
+                auxiliary: paired(dataset, false)
+                    || ctx.dlt.is_quarantine_name(name)
+                    || dlt.iter().any(|b| b.name == model.origin),
                 site: model.origin,
+                breakers,
+                actions_loaded: None,
             }
         })
         .collect()
+}
+
+/// The rules a dataset loads from the registry: each expectation whose
+/// argument is a `[dlt] rule_loaders` call naming a registry entry has
+/// the entry's rules, with the expectation's action, at the loader call
+/// (where the action is chosen).
+fn registry_expectations(
+    ctx: &Context,
+    source: &pipeline::PipelineSource,
+    dataset: &dqlint_pipeline::model::Dataset,
+) -> Vec<PolicyExpectation> {
+    use dqlint_pipeline::model::{Constraint, ExpectAction};
+    if ctx.team_policy.registry.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for e in &dataset.expectations {
+        let Constraint::Unknown { span, .. } = &e.constraint else {
+            continue;
+        };
+        let Some(call) = pipeline::loader_call(&source.file.text, span, &ctx.dlt.rule_loaders)
+        else {
+            continue;
+        };
+        let Some((entry, _)) = &call.entry else {
+            continue;
+        };
+        let action = match e.action {
+            ExpectAction::Warn => RuleAction::Warn,
+            ExpectAction::Drop => RuleAction::Drop,
+            ExpectAction::Fail => RuleAction::Fail,
+        };
+        for (_, rule) in pipeline::registry_rules(ctx, entry) {
+            let text = rule.constraint.text.clone();
+            out.push(PolicyExpectation::new(
+                rule.name.as_ref().map(|n| n.text.clone()),
+                Check::Sql(text.clone()),
+                classify_sql(&text),
+                Enforcement::Row(action),
+                SourceSpan {
+                    file: source.id(),
+                    span: span.clone(),
+                },
+            ));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

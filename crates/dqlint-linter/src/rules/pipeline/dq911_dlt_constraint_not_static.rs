@@ -7,9 +7,12 @@
 //! ## Why is this bad?
 //! Nothing is wrong with the pipeline as such, but its rules are not
 //! checked: a syntax error, a subquery or a misspelled column in them
-//! shows only when the pipeline runs. Functions listed in `[dlt]
-//! rule_loaders` (rules from a registry, checked by the policy rules) are
-//! not reported.
+//! shows only when the pipeline runs. A call of a function listed in
+//! `[dlt] rule_loaders` is not reported: its entry's rules are read from
+//! `[policy] registry` (DQ952 reports an entry the registry lacks), or,
+//! without a registry, are the loader's to check. With a registry, such a
+//! call whose argument is not a string literal is reported: the entry it
+//! loads cannot be resolved.
 //!
 //! ## Example (bad)
 //! `pipelines/orders.py`:
@@ -57,9 +60,20 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 let Constraint::Unknown { span, reason } = &e.constraint else {
                     continue;
                 };
-                if loader_call(text, span, &ctx.dlt.rule_loaders).is_some() {
-                    continue;
-                }
+                // A loader call is resolved against the registry (DQ952 when
+                // its entry is unknown); without a registry, or with an
+                // argument naming an entry, it is not this rule's.
+                let reason = match loader_call(text, span, &ctx.dlt.rule_loaders) {
+                    None => reason.clone(),
+                    Some(call) if call.entry.is_none() && !ctx.team_policy.registry.is_empty() => {
+                        format!(
+                            "the argument of `{}` is not a string literal, so the registry \
+                             entry it loads cannot be resolved",
+                            call.callee
+                        )
+                    }
+                    Some(_) => continue,
+                };
                 let (what, are) = match &e.name {
                     Some(name) => (format!("the constraint of `{}`", name.name), "is"),
                     None => ("the rules of this expectation".to_string(), "are"),

@@ -1,0 +1,466 @@
+//! The circuit-breaker and registry policies (DQ952-DQ954) in every
+//! dialect: LHP quarantine actions, DQX run configs and Python engines,
+//! pipeline views; and the rules a registry loader call resolves to,
+//! counted by DQ950.
+
+use std::path::Path;
+
+use dqlint_linter::rules::policy::{breaker_state, datasets};
+use dqlint_linter::{lint_configured, Config, Context, Selection};
+use dqlint_project::Project;
+
+/// A project in a temporary folder: `files` over a copy of `base` (a
+/// folder of the repository, or none).
+fn project(base: Option<&str>, files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    if let Some(base) = base {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(base);
+        copy_dir(&from, dir.path());
+    }
+    for (rel, text) in files {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    if !dir.path().join("lhp.yaml").exists() {
+        std::fs::write(dir.path().join("lhp.yaml"), "name: t\nversion: \"1.0\"\n").unwrap();
+    }
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// `(code, file:line, message)` of every finding.
+fn lint(dir: &Path) -> Vec<(String, String, String)> {
+    let config = Config::discover(dir, None).expect("valid dqlint.toml");
+    let project = Project::load(dir, &config.load_options(&[])).unwrap();
+    lint_configured(&project, &config, &Selection::default())
+        .iter()
+        .map(|d| {
+            let file = project.file(d.primary.file);
+            let p = file.lines.position(&file.text, d.primary.span.start);
+            (
+                d.rule.code.to_string(),
+                format!("{}:{}", file.rel, p.line),
+                d.message.clone(),
+            )
+        })
+        .collect()
+}
+
+fn codes_of(found: &[(String, String, String)], prefix: &str) -> Vec<String> {
+    found
+        .iter()
+        .filter(|(c, _, _)| c.starts_with(prefix))
+        .map(|(c, at, _)| format!("{c} {at}"))
+        .collect()
+}
+
+/// The breaker column of `dqlint policy` for each dataset, by label.
+fn breaker_columns(dir: &Path) -> Vec<(String, String)> {
+    let config = Config::discover(dir, None).unwrap();
+    let project = Project::load(dir, &config.load_options(&[])).unwrap();
+    let mut ctx = Context::with_dqx(&project, &config.dqx);
+    ctx.dlt = config.dlt.clone();
+    ctx.team_policy = config.team_policy.clone();
+    datasets(&ctx)
+        .iter()
+        .filter(|d| !d.auxiliary)
+        .map(|d| (d.label.clone(), breaker_state(&ctx, d).text()))
+        .collect()
+}
+
+const BREAKER_POLICY: &str =
+    "[policy.circuit_breaker]\ndatasets = [\"*.bronze.*\", \"*.silver.*\", \"silver_*\"]\nmax_quarantine_ratio = 0.05\n";
+
+#[test]
+fn an_lhp_quarantine_action_has_no_breaker_unless_a_pipeline_view_watches_its_table() {
+    let bare = project(
+        Some("fixtures/rules/DQ404/good"),
+        &[("dqlint.toml", BREAKER_POLICY)],
+    );
+    let found = lint(bare.path());
+    assert_eq!(
+        codes_of(&found, "DQ95"),
+        ["DQ953 pipelines/bronze/orders.yaml:14"],
+        "{found:?}"
+    );
+    assert!(
+        found[0].2.contains("LHP has no circuit breaker"),
+        "{}",
+        found[0].2
+    );
+
+    // A materialized view of the project reading the table LHP writes and
+    // its DLQ is the breaker.
+    let watched = project(
+        Some("fixtures/rules/DQ404/good"),
+        &[
+            ("dqlint.toml", BREAKER_POLICY),
+            (
+                "transformations/breaker.py",
+                r#"from pyspark import pipelines as dp
+from pyspark.sql import functions as F
+
+@dp.materialized_view()
+@dp.expect_or_fail("at_most_5_percent", "quarantined * 20 <= total")
+def orders_breaker():
+    q = spark.read.table("acme_dev.ops.dlq").agg(F.count("*").alias("quarantined"))
+    c = spark.read.table("bronze.orders").agg(F.count("*").alias("total"))
+    return q.crossJoin(c)
+"#,
+            ),
+        ],
+    );
+    let found = lint(watched.path());
+    assert_eq!(codes_of(&found, "DQ95"), Vec::<String>::new(), "{found:?}");
+    let columns = breaker_columns(watched.path());
+    let orders = columns
+        .iter()
+        .find(|(label, _)| label == "${catalog}.bronze.orders")
+        .unwrap_or_else(|| panic!("{columns:?}"));
+    // `q * 20 <= t` with `t` perhaps the clean count alone: 1/21 of a batch.
+    assert_eq!(orders.1, "ok (4.8%)");
+    assert!(
+        !columns.iter().any(|(label, _)| label == "orders_breaker"),
+        "the breaker view is no policy subject: {columns:?}"
+    );
+}
+
+const DQX_JOB: &str = r#"from databricks.labs.dqx.actions import DQAction, FailPipeline
+from databricks.labs.dqx.config import InputConfig, OutputConfig
+from databricks.labs.dqx.engine import DQEngine
+from databricks.labs.dqx.metrics_observer import DQMetricsObserver
+from databricks.sdk import WorkspaceClient
+
+breaker = DQAction(condition="CONDITION", action=FailPipeline())
+dq = DQEngine(WorkspaceClient(), observer=DQMetricsObserver(), actions=[breaker])
+dq.apply_checks_and_save_in_table(
+    input_config=InputConfig(location="main.bronze.orders"),
+    output_config=OutputConfig(location="main.silver.orders"),
+    quarantine_config=OutputConfig(location="main.silver.orders_quarantine"),
+    checks_location="/Workspace/dqx/checks/orders.yml",
+)
+"#;
+
+fn dqx_job(condition: &str) -> tempfile::TempDir {
+    project(
+        None,
+        &[
+            ("dqlint.toml", BREAKER_POLICY),
+            ("jobs/orders.py", &DQX_JOB.replace("CONDITION", condition)),
+        ],
+    )
+}
+
+#[test]
+fn dqx_fail_actions_are_breakers_read_with_their_threshold_and_guard() {
+    let tight = dqx_job("input_row_count > 0 and error_row_count / input_row_count > 0.05");
+    assert_eq!(codes_of(&lint(tight.path()), "DQ95"), Vec::<String>::new());
+    assert_eq!(
+        breaker_columns(tight.path()),
+        [("main.silver.orders".to_string(), "ok (5%)".to_string())]
+    );
+
+    let loose = dqx_job("error_row_count / input_row_count > 0.1");
+    let found = lint(loose.path());
+    assert_eq!(
+        codes_of(&found, "DQ95"),
+        ["DQ954 jobs/orders.py:7", "DQ954 jobs/orders.py:7"],
+        "{found:?}"
+    );
+    assert!(found
+        .iter()
+        .any(|f| f.2.contains("lets up to 10% of a batch")));
+    assert!(found
+        .iter()
+        .any(|f| f.2.contains("divides by `input_row_count`")
+            && f.2.contains("InvalidConditionError")));
+    assert_eq!(
+        breaker_columns(loose.path()),
+        [(
+            "main.silver.orders".to_string(),
+            "too loose (10%), unguarded division".to_string()
+        )]
+    );
+
+    // A condition on something else than a share (any error at all) is a
+    // breaker, stricter than any ratio: nothing to say.
+    let any_error = dqx_job("error_row_count > 0");
+    assert_eq!(
+        codes_of(&lint(any_error.path()), "DQ95"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        breaker_columns(any_error.path()),
+        [("main.silver.orders".to_string(), "present".to_string())]
+    );
+}
+
+#[test]
+fn a_dqx_run_config_is_watched_only_through_its_actions_location() {
+    let config = |extra: &str| {
+        format!(
+            "run_configs:\n  - name: orders\n    input_config:\n      location: main.bronze.orders\n    output_config:\n      location: main.silver.orders\n    quarantine_config:\n      location: main.silver.orders_quarantine\n    checks_location: checks.yml\n{extra}"
+        )
+    };
+    let checks = "- criticality: error\n  check:\n    function: is_not_null\n    arguments:\n      column: id\n";
+    let without = project(
+        None,
+        &[
+            ("dqlint.toml", BREAKER_POLICY),
+            ("quality/config.yml", &config("")),
+            ("quality/checks.yml", checks),
+        ],
+    );
+    let found = lint(without.path());
+    assert_eq!(
+        codes_of(&found, "DQ95"),
+        ["DQ953 quality/config.yml:6"],
+        "{found:?}"
+    );
+    assert!(found[0].2.contains("actions_location"), "{}", found[0].2);
+
+    let with = project(
+        None,
+        &[
+            ("dqlint.toml", BREAKER_POLICY),
+            (
+                "quality/config.yml",
+                &config("    actions_location: main.ops.dqx_actions\n"),
+            ),
+            ("quality/checks.yml", checks),
+        ],
+    );
+    assert_eq!(codes_of(&lint(with.path()), "DQ95"), Vec::<String>::new());
+    assert_eq!(
+        breaker_columns(with.path()),
+        [(
+            "main.silver.orders".to_string(),
+            "actions_location".to_string()
+        )]
+    );
+
+    // Without a quarantine there is nothing to break on.
+    let clean_only = project(
+        None,
+        &[
+            ("dqlint.toml", BREAKER_POLICY),
+            (
+                "quality/config.yml",
+                "run_configs:\n  - name: orders\n    input_config:\n      location: main.bronze.orders\n    output_config:\n      location: main.silver.orders\n",
+            ),
+            ("quality/checks.yml", checks),
+        ],
+    );
+    assert_eq!(
+        codes_of(&lint(clean_only.path()), "DQ95"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        breaker_columns(clean_only.path()),
+        [(
+            "main.silver.orders".to_string(),
+            "no quarantine".to_string()
+        )]
+    );
+}
+
+#[test]
+fn a_pipeline_breaker_in_sql_is_read_and_a_guarded_division_passes() {
+    let sql = |expect: &str| {
+        format!(
+            "CREATE TEMPORARY VIEW ledger_raw AS SELECT * FROM STREAM(bronze_ledger);\n\
+             CREATE OR REFRESH STREAMING TABLE silver_ledger (\n  CONSTRAINT valid_amount EXPECT (amount IS NOT NULL AND amount > 0) ON VIOLATION DROP ROW\n) AS SELECT * FROM STREAM(ledger_raw);\n\
+             CREATE OR REFRESH STREAMING TABLE quarantine_ledger AS SELECT * FROM STREAM(ledger_raw) WHERE NOT (amount IS NOT NULL AND amount > 0);\n\
+             CREATE OR REFRESH MATERIALIZED VIEW ledger_breaker (\n  CONSTRAINT share EXPECT ({expect}) ON VIOLATION FAIL UPDATE\n) AS SELECT q.n AS quarantined, c.n AS clean\nFROM (SELECT count(*) AS n FROM quarantine_ledger) q\nCROSS JOIN (SELECT count(*) AS n FROM silver_ledger) c;\n"
+        )
+    };
+    let guarded = project(
+        None,
+        &[
+            ("dqlint.toml", BREAKER_POLICY),
+            (
+                "transformations/ledger.sql",
+                &sql("quarantined + clean = 0 OR quarantined / (quarantined + clean) <= 0.05"),
+            ),
+        ],
+    );
+    let found = lint(guarded.path());
+    assert_eq!(codes_of(&found, "DQ95"), Vec::<String>::new(), "{found:?}");
+
+    let unguarded = project(
+        None,
+        &[
+            ("dqlint.toml", BREAKER_POLICY),
+            (
+                "transformations/ledger.sql",
+                &sql("quarantined / (quarantined + clean) <= 0.05"),
+            ),
+        ],
+    );
+    let found = lint(unguarded.path());
+    assert_eq!(
+        codes_of(&found, "DQ95"),
+        ["DQ954 transformations/ledger.sql:7"],
+        "{found:?}"
+    );
+    assert!(found
+        .iter()
+        .any(|f| f.2.contains("divides by `quarantined + clean`")));
+
+    let none = project(
+        None,
+        &[
+            ("dqlint.toml", BREAKER_POLICY),
+            (
+                "transformations/ledger.sql",
+                &sql("quarantined >= 0").replace("ON VIOLATION FAIL UPDATE", ""),
+            ),
+        ],
+    );
+    let found = lint(none.path());
+    assert_eq!(
+        codes_of(&found, "DQ95"),
+        ["DQ953 transformations/ledger.sql:2"],
+        "a warn-only view is no breaker: {found:?}"
+    );
+}
+
+const REGISTRY_POLICY: &str = "[[policy.mandatory]]\ndatasets = [\"silver_*\"]\nkinds = [\"not_null\", \"range\"]\n\n[policy]\nregistry = [\"expectations/*.yaml\"]\n\n[dlt]\nrule_loaders = [\"get_rules\"]\n";
+
+const REGISTRY: &str = "orders:\n  valid_order_id: order_id IS NOT NULL\n  valid_amount: amount >= 0\nrefunds:\n  valid_refund_id: refund_id IS NOT NULL\n";
+
+fn pipeline(decorators: &str) -> String {
+    format!(
+        "from pyspark import pipelines as dp\nfrom quality.registry import get_rules\n\n@dp.table()\n{decorators}\ndef silver_orders():\n    return spark.readStream.table(\"bronze_orders\")\n"
+    )
+}
+
+#[test]
+fn registry_rules_count_as_the_datasets_expectations() {
+    let loaded = project(
+        None,
+        &[
+            ("dqlint.toml", REGISTRY_POLICY),
+            ("expectations/registry.yaml", REGISTRY),
+            (
+                "transformations/orders.py",
+                &pipeline("@dp.expect_all_or_drop(get_rules(\"orders\"))"),
+            ),
+        ],
+    );
+    let found = lint(loaded.path());
+    assert_eq!(codes_of(&found, "DQ9"), Vec::<String>::new(), "{found:?}");
+
+    // The entry has no range rule: DQ950 says so, from the registry's rules.
+    let partial = project(
+        None,
+        &[
+            ("dqlint.toml", REGISTRY_POLICY),
+            ("expectations/registry.yaml", REGISTRY),
+            (
+                "transformations/orders.py",
+                &pipeline("@dp.expect_all_or_drop(get_rules(\"refunds\"))"),
+            ),
+        ],
+    );
+    let found = lint(partial.path());
+    assert_eq!(
+        codes_of(&found, "DQ9"),
+        ["DQ950 transformations/orders.py:6"],
+        "{found:?}"
+    );
+    assert!(
+        found[0].2.contains("lacks the mandatory range"),
+        "{}",
+        found[0].2
+    );
+
+    // Loaded as warnings, they are DQ951's.
+    let warn = project(
+        None,
+        &[
+            ("dqlint.toml", REGISTRY_POLICY),
+            ("expectations/registry.yaml", REGISTRY),
+            (
+                "transformations/orders.py",
+                &pipeline("@dp.expect_all(get_rules(\"orders\"))"),
+            ),
+        ],
+    );
+    let found = lint(warn.path());
+    assert_eq!(
+        codes_of(&found, "DQ95"),
+        [
+            "DQ951 transformations/orders.py:5",
+            "DQ951 transformations/orders.py:5"
+        ],
+        "{found:?}"
+    );
+}
+
+#[test]
+fn inline_rules_and_unknown_entries_are_dq952_and_a_computed_entry_is_dq911() {
+    let dir = project(
+        None,
+        &[
+            ("dqlint.toml", REGISTRY_POLICY),
+            ("expectations/registry.yaml", REGISTRY),
+            (
+                "transformations/orders.py",
+                &pipeline(
+                    "@dp.expect_all_or_drop(get_rules(\"orders\"))\n@dp.expect_or_drop(\"positive\", \"amount > 0\")\n@dp.expect_all_or_drop(get_rules(\"order\"))\n@dp.expect_all_or_drop(get_rules(ENTRY))",
+                ),
+            ),
+        ],
+    );
+    let found = lint(dir.path());
+    assert_eq!(
+        codes_of(&found, "DQ9"),
+        [
+            "DQ952 transformations/orders.py:6",
+            "DQ952 transformations/orders.py:7",
+            "DQ911 transformations/orders.py:8",
+        ],
+        "{found:?}"
+    );
+    let message = |code: &str| &found.iter().find(|f| f.0 == code).unwrap().2;
+    assert!(message("DQ911").contains("cannot be resolved"));
+    let unknown = &found.iter().filter(|f| f.0 == "DQ952").nth(1).unwrap().2;
+    assert!(
+        unknown.contains("`get_rules(\"order\")`")
+            && unknown.contains("its entries: orders, refunds"),
+        "{unknown}"
+    );
+
+    // Without a registry, a loader call is the loader's business and an
+    // inline rule is fine.
+    let no_registry = project(
+        None,
+        &[
+            ("dqlint.toml", "[dlt]\nrule_loaders = [\"get_rules\"]\n"),
+            (
+                "transformations/orders.py",
+                &pipeline(
+                    "@dp.expect_or_drop(\"positive\", \"amount > 0\")\n@dp.expect_all_or_drop(get_rules(ENTRY))",
+                ),
+            ),
+        ],
+    );
+    let found = lint(no_registry.path());
+    assert_eq!(codes_of(&found, "DQ9"), Vec::<String>::new(), "{found:?}");
+}
