@@ -75,6 +75,7 @@ async fn hover_shows_a_check_functions_signature_and_what_criticality_does() {
         "| `allow_nulls` | `bool` | `True` |",
         "Minimum Databricks Runtime: any supported.",
         "In DQX 0.16.0, 0.17.0 (checked against 0.17.0",
+        "Policy kind: `range`",
     ] {
         assert!(text.contains(part), "`{part}` missing from:\n{text}");
     }

@@ -69,6 +69,10 @@ async fn a_pipeline_source_gets_diagnostics_hovers_definitions_and_fixes() {
     let text = hover_text(&client.request("textDocument/hover", at(&uri, 3, 25)).await);
     assert!(text.contains("price IS NOT NULL AND price > 0"), "{text}");
     assert!(
+        text.contains("Policy kind: `not_null` on `price`, `range` on `price`"),
+        "{text}"
+    );
+    assert!(
         text.contains("`sales_clean`: expectation `valid_price` (drop)"),
         "{text}"
     );

@@ -974,6 +974,7 @@ async fn quarantine_hover_and_definitions() {
     let text = rule["contents"]["value"].as_str().unwrap();
     assert!(
         text.contains("`amount > 0`")
+            && text.contains("Policy kind: `range` on `amount`")
             && text.contains("enforced as `drop`")
             && text.contains("`orders_quarantine`"),
         "{text}"

@@ -194,7 +194,17 @@ pub fn hover(lines: &[&str], line_no: usize, at: usize) -> Option<(Range<usize>,
         "function" if on(&k.value_span) || on(&k.key_span) => {
             let cat = catalogue();
             let f = cat.any_function(k.value)?;
-            Some((k.value_span.clone(), function_doc(cat, f)))
+            let kind = match f.name.as_str() {
+                "sql_expression" => "by its `expression`, as a pipeline rule".to_string(),
+                name => format!(
+                    "`{}`",
+                    dqlint_linter::rules::policy::function_kind(name).name()
+                ),
+            };
+            Some((
+                k.value_span.clone(),
+                format!("{}\n\nPolicy kind: {kind}", function_doc(cat, f)),
+            ))
         }
         "criticality" if on(&k.value_span) || on(&k.key_span) => {
             let mut out = String::from(

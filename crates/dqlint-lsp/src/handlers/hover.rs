@@ -42,6 +42,27 @@ fn dqx_hover(file: &SourceFile, offset: usize) -> Option<Hover> {
     ))
 }
 
+/// The kinds team policies count a rule as (`spec/policy.md`), as a hover
+/// line: `` Policy kind: `not_null` on `id`, `range` on `amount` ``.
+pub(super) fn kinds_line(kinds: &[dqlint_linter::rules::policy::KindFact]) -> String {
+    let parts: Vec<String> = kinds
+        .iter()
+        .map(|k| match k.columns.as_slice() {
+            [] => format!("`{}`", k.kind.name()),
+            columns => format!(
+                "`{}` on {}",
+                k.kind.name(),
+                columns
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        })
+        .collect();
+    format!("Policy kind: {}", parts.join(", "))
+}
+
 fn markdown(file: &SourceFile, span: &std::ops::Range<usize>, value: String) -> Hover {
     Hover {
         contents: HoverContents::Markup(MarkupContent {
@@ -189,6 +210,8 @@ fn expectation_hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> O
     let expression = rule.expression.as_ref()?;
     let mut out = String::new();
     let _ = writeln!(out, "Expectation `{}`\n", expression.text);
+    let kinds = dqlint_linter::rules::policy::classify_sql(&expression.text);
+    let _ = writeln!(out, "- {}", kinds_line(&kinds));
     let action = rule
         .action
         .map(|a| a.as_str())

@@ -97,7 +97,13 @@ pub fn hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Ho
                     dataset.name.name
                 );
                 if let Constraint::Known(text) = &e.constraint {
-                    let _ = write!(doc, "\n\n```sql\n{}\n```", text.text);
+                    let kinds = dqlint_linter::rules::policy::classify_sql(&text.text);
+                    let _ = write!(
+                        doc,
+                        "\n\n```sql\n{}\n```\n\n{}",
+                        text.text,
+                        super::hover::kinds_line(&kinds)
+                    );
                 }
                 return Some(markdown(file, &e.origin, doc));
             }
@@ -114,7 +120,11 @@ pub fn hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Ho
     if users.is_empty() {
         return None;
     }
-    let mut doc = format!("```sql\n{sql}\n```\n\nUsed by:");
+    let kinds = dqlint_linter::rules::policy::classify_sql(&sql);
+    let mut doc = format!(
+        "```sql\n{sql}\n```\n\n{}\n\nUsed by:",
+        super::hover::kinds_line(&kinds)
+    );
     for user in users {
         let _ = write!(doc, "\n- {user}");
     }
