@@ -250,7 +250,7 @@ fn a_dqx_run_config_is_watched_only_through_its_actions_location() {
         breaker_columns(with.path()),
         [(
             "main.silver.orders".to_string(),
-            "actions_location".to_string()
+            "actions not read".to_string()
         )]
     );
 
@@ -463,4 +463,192 @@ fn inline_rules_and_unknown_entries_are_dq952_and_a_computed_entry_is_dq911() {
     );
     let found = lint(no_registry.path());
     assert_eq!(codes_of(&found, "DQ9"), Vec::<String>::new(), "{found:?}");
+}
+
+/// DQ950's unsafe fix, applied: the missing rules are written where the
+/// dataset's rules are, and the dataset then meets its policy with no new
+/// finding.
+fn apply_dq950_fix(dir: &Path) -> Vec<(String, String)> {
+    let config = Config::discover(dir, None).unwrap();
+    let project = Project::load(dir, &config.load_options(&[])).unwrap();
+    let found = lint_configured(&project, &config, &Selection::default());
+    let fixes: Vec<_> = found
+        .iter()
+        .filter(|d| d.rule.code == "DQ950")
+        .map(|d| d.fix.clone().expect("a template fix"))
+        .collect();
+    assert_eq!(fixes.len(), 1, "{found:?}");
+    let fix = &fixes[0];
+    assert_eq!(fix.applicability, dqlint_linter::Applicability::Unsafe);
+    let mut written = Vec::new();
+    for edit in &fix.edits {
+        let file = project.file(edit.file);
+        let mut text = file.text.to_string();
+        text.replace_range(edit.span.clone(), &edit.new_text);
+        std::fs::write(dir.join(&file.rel), &text).unwrap();
+        written.push((file.rel.clone(), text));
+    }
+    written
+}
+
+#[test]
+fn dq950_writes_a_template_of_each_missing_rule_where_the_rules_are() {
+    let policy = "[[policy.mandatory]]\ndatasets = [\"*.silver.*\", \"silver_*\"]\nkinds = [\"not_null\", \"range\"]\ncolumns = { not_null = [\"order_id\"], range = [\"amount\"] }\nmin_action = \"fail\"\n";
+    // LHP, keyed expectations file.
+    let lhp = project(
+        Some("fixtures/rules/DQ950/bad"),
+        &[
+            ("dqlint.toml", policy),
+            (
+                "expectations/orders.yaml",
+                "customer_id IS NOT NULL:\n  action: fail\n  name: valid_customer",
+            ),
+        ],
+    );
+    let written = apply_dq950_fix(lhp.path());
+    assert_eq!(
+        written,
+        [(
+            "expectations/orders.yaml".to_string(),
+            "customer_id IS NOT NULL:\n  action: fail\n  name: valid_customer\norder_id IS NOT NULL:\n  action: fail\n  name: order_id_not_null\namount >= 0:\n  action: fail\n  name: amount_in_range\n".to_string()
+        )]
+    );
+    assert_eq!(lint(lhp.path()), Vec::<(String, String, String)>::new());
+
+    // DQX checks file (no criticality fails a run: a `drop` policy).
+    let drop_policy = policy.replace("\"fail\"", "\"drop\"");
+    let dqx = project(
+        None,
+        &[
+            ("dqlint.toml", &drop_policy),
+            (
+                "quality/config.yml",
+                "run_configs:\n  - name: orders\n    input_config:\n      location: main.bronze.orders\n    output_config:\n      location: main.silver.orders\n",
+            ),
+            (
+                "quality/checks.yml",
+                "- criticality: error\n  check:\n    function: is_not_null\n    arguments:\n      column: customer_id\n",
+            ),
+        ],
+    );
+    let written = apply_dq950_fix(dqx.path());
+    assert!(
+        written[0].1.ends_with("- name: amount_range\n  criticality: error\n  check:\n    function: is_not_less_than\n    arguments:\n      column: amount\n      limit: 0\n"),
+        "{}",
+        written[0].1
+    );
+    assert_eq!(lint(dqx.path()), Vec::<(String, String, String)>::new());
+
+    // A Python pipeline dataset: decorators above its `def`.
+    let python = project(
+        None,
+        &[
+            ("dqlint.toml", policy),
+            (
+                "transformations/orders.py",
+                "from pyspark import pipelines as dp\n\n@dp.table()\ndef silver_orders():\n    return spark.readStream.table(\"bronze_orders\")\n",
+            ),
+        ],
+    );
+    let written = apply_dq950_fix(python.path());
+    assert!(
+        written[0].1.contains("@dp.table()\n@dp.expect_or_fail(\"order_id_not_null\", \"order_id IS NOT NULL\")\n@dp.expect_or_fail(\"amount_in_range\", \"amount >= 0\")\ndef silver_orders():"),
+        "{}",
+        written[0].1
+    );
+    assert_eq!(lint(python.path()), Vec::<(String, String, String)>::new());
+}
+
+#[test]
+fn dq950_offers_no_template_it_cannot_write() {
+    // `unique` of a pipeline dataset: row expectations cannot check it.
+    let dir = project(
+        None,
+        &[
+            (
+                "dqlint.toml",
+                "[[policy.mandatory]]\ndatasets = [\"silver_*\"]\nkinds = [\"unique\"]\ncolumns = { unique = [\"id\"] }\n",
+            ),
+            (
+                "transformations/orders.py",
+                "from pyspark import pipelines as dp\n\n@dp.table()\ndef silver_orders():\n    return spark.readStream.table(\"bronze_orders\")\n",
+            ),
+        ],
+    );
+    let config = Config::discover(dir.path(), None).unwrap();
+    let project = Project::load(dir.path(), &config.load_options(&[])).unwrap();
+    let found = lint_configured(&project, &config, &Selection::default());
+    let dq950: Vec<_> = found.iter().filter(|d| d.rule.code == "DQ950").collect();
+    assert_eq!(dq950.len(), 1);
+    assert!(dq950[0].fix.is_none());
+}
+
+#[test]
+fn pipeline_sql_datasets_meet_policies_through_their_constraints() {
+    let policy = "[[policy.mandatory]]\ndatasets = [\"silver_*\"]\ntable_properties = { quality = \"silver\" }\nkinds = [\"not_null\", \"range\"]\ncolumns = { not_null = [\"id\"] }\n";
+    let dir = project(
+        None,
+        &[
+            ("dqlint.toml", policy),
+            (
+                "transformations/silver.sql",
+                "CREATE OR REFRESH STREAMING TABLE silver_orders (\n  CONSTRAINT valid_id EXPECT (id IS NOT NULL) ON VIOLATION DROP ROW,\n  CONSTRAINT valid_amount EXPECT (amount >= 0)\n) AS SELECT * FROM STREAM(bronze_orders);\n\
+                 CREATE OR REFRESH MATERIALIZED VIEW customers_clean (\n  CONSTRAINT valid_id EXPECT (id IS NOT NULL) ON VIOLATION FAIL UPDATE\n) TBLPROPERTIES ('quality' = 'silver') AS SELECT * FROM bronze_customers;\n\
+                 CREATE OR REFRESH MATERIALIZED VIEW gold_totals AS SELECT count(*) AS n FROM silver_orders;\n",
+            ),
+        ],
+    );
+    let found = lint(dir.path());
+    assert_eq!(
+        codes_of(&found, "DQ9"),
+        [
+            "DQ951 transformations/silver.sql:3",
+            "DQ950 transformations/silver.sql:5",
+        ],
+        "{found:?}"
+    );
+    assert!(found
+        .iter()
+        .any(|f| f.0 == "DQ950" && f.2.contains("`customers_clean` lacks the mandatory range")));
+}
+
+#[test]
+fn a_dqx_engine_built_elsewhere_or_with_unread_actions_is_not_judged() {
+    let imported = project(
+        None,
+        &[
+            ("dqlint.toml", BREAKER_POLICY),
+            (
+                "jobs/orders.py",
+                &DQX_JOB
+                    .replace("dq = DQEngine(WorkspaceClient(), observer=DQMetricsObserver(), actions=[breaker])\n", "from jobs.engine import dq\n")
+                    .replace("breaker = DQAction(condition=\"CONDITION\", action=FailPipeline())\n", ""),
+            ),
+        ],
+    );
+    assert_eq!(
+        codes_of(&lint(imported.path()), "DQ95"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        breaker_columns(imported.path()),
+        [(
+            "main.silver.orders".to_string(),
+            "actions not read".to_string()
+        )]
+    );
+    let computed = project(
+        None,
+        &[
+            ("dqlint.toml", BREAKER_POLICY),
+            (
+                "jobs/orders.py",
+                &DQX_JOB.replace("actions=[breaker]", "actions=load_actions()"),
+            ),
+        ],
+    );
+    assert_eq!(
+        codes_of(&lint(computed.path()), "DQ95"),
+        Vec::<String>::new()
+    );
 }

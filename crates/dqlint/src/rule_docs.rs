@@ -66,6 +66,7 @@ pub const FIXES: &[(&str, &[&str])] = &[
     ("DQ920", &["unsafe"]),
     ("DQ930", &["unsafe"]),
     ("DQ931", &["safe"]),
+    ("DQ950", &["unsafe"]),
 ];
 
 /// The kinds of fix a rule offers (empty: none).

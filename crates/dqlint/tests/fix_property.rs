@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use dqlint::fix::{apply_plan, FixMode, FixPlan};
-use dqlint_linter::{lint, Diagnostic, Selection, RULES};
+use dqlint_linter::{lint_configured, Config, Diagnostic, Selection, RULES};
 use dqlint_project::{LoadOptions, Overlay, Project};
 
 fn repo() -> PathBuf {
@@ -34,15 +34,19 @@ fn envs_of(dir: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Loads and lints a fixture as the CLI does, with its `dqlint.toml` (the
+/// policy rules' fixes need theirs).
 fn load(dir: &Path, overlay: Overlay) -> (Project, Vec<Diagnostic>) {
+    let config = Config::discover(dir, None)
+        .unwrap_or_else(|e| panic!("{}: dqlint.toml: {e}", dir.display()));
     let options = LoadOptions {
         envs: envs_of(dir),
         overlay,
-        ..Default::default()
+        ..config.load_options(&[])
     };
     let project = Project::load(dir, &options)
         .unwrap_or_else(|e| panic!("{}: cannot load: {e}", dir.display()));
-    let found = lint(&project, &Selection::default());
+    let found = lint_configured(&project, &config, &Selection::default());
     (project, found)
 }
 

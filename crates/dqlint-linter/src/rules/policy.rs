@@ -214,9 +214,35 @@ pub struct PolicyDataset {
     /// The circuit breakers that watch its quarantine: DLT views reading
     /// it or its quarantine, the fail actions of a DQX run's engine.
     pub breakers: Vec<Breaker>,
-    /// A DQX run that loads its actions from `actions_location`: the
-    /// value (what it loads is not read, so no breaker finding is made).
+    /// A DQX run whose actions are not read, so no breaker finding is
+    /// made: the `actions_location` it loads them from, or (a Python run
+    /// on an engine imported or built with actions not followed) its site.
     pub actions_loaded: Option<SourceSpan>,
+    /// Where a missing rule would be written (DQ950's template fix).
+    pub rules_home: Option<RulesHome>,
+}
+
+/// The file a dataset's rules are written in, where a template of a
+/// missing rule goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RulesHome {
+    /// An LHP expectations file in YAML, keyed (`<sql>: {action, name}`)
+    /// or a list of `{name, constraint, action}` items.
+    LhpExpectations {
+        file: dqlint_project::FileId,
+        keyed: bool,
+    },
+    /// A DQX checks file in YAML: a list of checks.
+    DqxChecks(dqlint_project::FileId),
+    /// A Python pipeline dataset: a decorator line goes at `at` (the start
+    /// of the `def` line), with its indentation and the pipelines module's
+    /// name (`dp`, `dlt`).
+    Decorator {
+        file: dqlint_project::FileId,
+        at: usize,
+        indent: String,
+        module: String,
+    },
 }
 
 impl PolicyDataset {
@@ -442,7 +468,8 @@ pub enum BreakerState<'d> {
     NotRequired,
     /// Selected, but nothing is quarantined: no breaker is needed.
     NoQuarantine,
-    /// A DQX run whose actions come from `actions_location`: not read.
+    /// A DQX run whose actions are not read: loaded from
+    /// `actions_location`, or on an engine built elsewhere.
     Loaded(&'d SourceSpan),
     /// Selected, quarantined, and no breaker watches it (DQ953).
     Missing,
@@ -459,7 +486,7 @@ impl BreakerState<'_> {
         match self {
             BreakerState::NotRequired => "-".into(),
             BreakerState::NoQuarantine => "no quarantine".into(),
-            BreakerState::Loaded(_) => "actions_location".into(),
+            BreakerState::Loaded(_) => "actions not read".into(),
             BreakerState::Missing => "missing".into(),
             BreakerState::Present {
                 breakers,
@@ -707,6 +734,7 @@ fn lhp_datasets(ctx: &Context, dlt: &[DltBreakerFact]) -> Vec<PolicyDataset> {
                 watched.extend(names_per_env(dlq, &ctx.envs).into_iter().map(|n| n.name));
             }
             let breakers = breakers_reading(dlt, &watched);
+            let rules_home = lhp_rules_home(ctx, action);
             PolicyDataset {
                 dialect: Dialect::Lhp,
                 label,
@@ -718,9 +746,37 @@ fn lhp_datasets(ctx: &Context, dlt: &[DltBreakerFact]) -> Vec<PolicyDataset> {
                 site: model.origin,
                 breakers,
                 actions_loaded: None,
+                rules_home,
             }
         })
         .collect()
+}
+
+/// The YAML expectations file an LHP data_quality action applies, when
+/// its top level is one a rule can be appended to.
+fn lhp_rules_home(ctx: &Context, action: &Action) -> Option<RulesHome> {
+    use dqlint_project::expectations::Shape;
+    let (set, _) = ctx
+        .expectation_sets()
+        .find(|(_, users)| users.iter().any(|(_, a)| std::ptr::eq(*a, action)))?;
+    let file = ctx.project.file(set.file);
+    let yaml = file.rel.ends_with(".yaml") || file.rel.ends_with(".yml");
+    let keyed = match set.shape {
+        Shape::Keyed => true,
+        Shape::List => false,
+        Shape::Invalid => return None,
+    };
+    let block_top = file.text.lines().any(|l| {
+        let l = l.trim_end();
+        match keyed {
+            true => l.ends_with(':') && !l.starts_with([' ', '#', '-', '{']),
+            false => l.starts_with("- "),
+        }
+    });
+    (yaml && block_top).then_some(RulesHome::LhpExpectations {
+        file: set.file,
+        keyed,
+    })
 }
 
 /// The write action the data_quality action's output reaches in its
@@ -853,6 +909,23 @@ fn dqx_datasets(ctx: &Context) -> Vec<PolicyDataset> {
                 }
             };
             let expectations = file.map(|f| dqx_expectations(ctx, f)).unwrap_or_default();
+            let rules_home = file
+                .filter(|f| !f.is_python() && !f.file.rel.ends_with(".json"))
+                .filter(|f| f.file.text.lines().any(|l| l.starts_with("- ")))
+                .map(|f| RulesHome::DqxChecks(f.id()));
+            // A Python run whose engine is built elsewhere (imported), or
+            // built with actions this reader does not follow, may well have
+            // a breaker: its actions count as not read.
+            let actions_loaded = run
+                .actions_location
+                .as_ref()
+                .map(|(_, span)| span.clone())
+                .or_else(|| {
+                    (source.python.is_some()
+                        && source.fail_actions.is_empty()
+                        && engine_actions_unknown(&source.file.text))
+                    .then(|| site.clone())
+                });
             out.push(PolicyDataset {
                 dialect: Dialect::DqxRunConfig,
                 label: label.clone(),
@@ -872,14 +945,43 @@ fn dqx_datasets(ctx: &Context) -> Vec<PolicyDataset> {
                     span: site,
                 },
                 breakers: dqx_breakers(source),
-                actions_loaded: run.actions_location.as_ref().map(|(_, span)| SourceSpan {
+                actions_loaded: actions_loaded.map(|span| SourceSpan {
                     file: source.id(),
-                    span: span.clone(),
+                    span,
                 }),
+                rules_home,
             });
         }
     }
     out
+}
+
+/// Whether a Python source's DQX engine may carry actions the reader does
+/// not see: no `DQEngine(...)` is built in it (the engine is imported), or
+/// one is built with an `actions=` argument.
+fn engine_actions_unknown(text: &str) -> bool {
+    let built: Vec<usize> = text.match_indices("DQEngine(").map(|(i, _)| i).collect();
+    built.is_empty()
+        || built.iter().any(|&start| {
+            let mut depth = 0usize;
+            let call = text[start..]
+                .char_indices()
+                .find_map(|(i, c)| {
+                    match c {
+                        '(' => depth += 1,
+                        ')' => {
+                            depth = depth.saturating_sub(1);
+                            if depth == 0 {
+                                return Some(&text[start..start + i]);
+                            }
+                        }
+                        _ => {}
+                    }
+                    None
+                })
+                .unwrap_or(&text[start..]);
+            call.contains("actions")
+        })
 }
 
 /// `location` read from the folder holding `rel` (project-relative, `/`).
@@ -1006,6 +1108,7 @@ fn pipeline_datasets(ctx: &Context, dlt: &[DltBreakerFact]) -> Vec<PolicyDataset
                     .map(|p| p.quarantine.1.name.name.clone()),
             );
             let breakers = breakers_reading(dlt, &watched);
+            let rules_home = decorator_home(source, dataset);
             PolicyDataset {
                 dialect: model.dialect,
                 label: name.clone(),
@@ -1022,9 +1125,40 @@ fn pipeline_datasets(ctx: &Context, dlt: &[DltBreakerFact]) -> Vec<PolicyDataset
                 site: model.origin,
                 breakers,
                 actions_loaded: None,
+                rules_home,
             }
         })
         .collect()
+}
+
+/// Where a decorator of a Python dataset goes: the start of its `def`
+/// line, below a decorator of the pipelines module (`@dp.table`), whose
+/// name it reuses.
+fn decorator_home(
+    source: &pipeline::PipelineSource,
+    dataset: &dqlint_pipeline::model::Dataset,
+) -> Option<RulesHome> {
+    if source.language() != dqlint_pipeline::model::Language::Python {
+        return None;
+    }
+    let text: &str = &source.file.text;
+    let at = text[..dataset.name.span.start]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let def_line = &text[at..];
+    let indent: String = def_line.chars().take_while(|c| *c == ' ').collect();
+    if !def_line[indent.len()..].starts_with("def ") || at == 0 {
+        return None;
+    }
+    let above = text[..at - 1].rsplit('\n').next()?.trim_start();
+    let module = above.strip_prefix('@')?.split('.').next()?;
+    let plain = !module.is_empty() && module.chars().all(|c| c.is_alphanumeric() || c == '_');
+    plain.then(|| RulesHome::Decorator {
+        file: source.id(),
+        at,
+        indent,
+        module: module.to_string(),
+    })
 }
 
 /// The rules a dataset loads from the registry: each expectation whose

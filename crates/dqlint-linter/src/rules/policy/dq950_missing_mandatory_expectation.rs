@@ -28,7 +28,7 @@
 //! [[policy.mandatory]]
 //! datasets = ["*.silver.*"]
 //! kinds = ["not_null", "range"]
-//! columns = { not_null = ["order_id"] }
+//! columns = { not_null = ["order_id"], range = ["amount"] }
 //! ```
 //!
 //! `substitutions/dev.yaml`:
@@ -89,11 +89,26 @@
 //! fails rows: to the LHP expectations file, the DQX checks file, or as an
 //! `expect_or_drop` / `expect_or_fail` decorator or `CONSTRAINT ... ON
 //! VIOLATION` clause of the pipeline dataset.
+//!
+//! An unsafe fix (`--fix --unsafe-fixes`, or the editor's code action)
+//! writes a template of each missing rule into the dataset's rules: a
+//! rule appended to its YAML LHP expectations file or DQX checks file, or
+//! a decorator above a Python dataset, at the entry's `min_action`. It is
+//! offered when the entry lists the column of every missing kind:
+//! `c IS NOT NULL` (DQX `is_not_null`), `c >= 0` (DQX
+//! `is_not_less_than` with limit 0; the bound is a placeholder to
+//! review), DQX `is_unique` (row expectations cannot check uniqueness, so
+//! LHP and pipeline datasets get no unique template); DQX has no
+//! criticality that fails the run, so a `fail` entry gets no DQX
+//! template. It is unsafe: it drops or fails rows that pass today.
 
-use crate::diagnostic::Diagnostic;
+use crate::config::{MandatoryKind, MandatoryPolicy, MinAction};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::policy::{datasets, policies_of, requirements, selected_envs, Status};
+use crate::rules::policy::{
+    datasets, policies_of, requirements, selected_envs, Requirement, RulesHome, Status,
+};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     if ctx.team_policy.mandatory.is_empty() {
@@ -133,7 +148,124 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 ),
             );
             d.envs = selected_envs(policy, dataset);
+            let missing: Vec<&Requirement> = requirements
+                .iter()
+                .filter(|r| matches!(r.status, Status::Missing))
+                .collect();
+            if let Some(home) = &dataset.rules_home {
+                d.fix = template_fix(ctx, home, policy, &missing);
+            }
             out.push(d);
         }
     }
+}
+
+/// A template of each missing rule, written where the dataset's rules
+/// are; `None` unless every one has a template there.
+fn template_fix(
+    ctx: &Context,
+    home: &RulesHome,
+    policy: &MandatoryPolicy,
+    missing: &[&Requirement],
+) -> Option<Fix> {
+    let mut text = String::new();
+    let (file, at) = match home {
+        RulesHome::LhpExpectations { file, keyed } => {
+            let action = policy.min_action.name();
+            for r in missing {
+                let (name, sql) = sql_template(r)?;
+                text.push_str(&match keyed {
+                    true => format!("{sql}:\n  action: {action}\n  name: {name}\n"),
+                    false => format!("- name: {name}\n  constraint: {sql}\n  action: {action}\n"),
+                });
+            }
+            (*file, end_of(ctx, *file))
+        }
+        RulesHome::DqxChecks(file) => {
+            // No DQX criticality fails the run: a `fail` policy has no
+            // DQX template that meets it.
+            let criticality = match policy.min_action {
+                MinAction::Warn => "warn",
+                MinAction::Drop => "error",
+                MinAction::Fail => return None,
+            };
+            for r in missing {
+                let column = r.column.as_deref()?;
+                let check = match r.kind {
+                    MandatoryKind::NotNull => {
+                        format!("    function: is_not_null\n    arguments:\n      column: {column}\n")
+                    }
+                    MandatoryKind::Range => format!(
+                        "    function: is_not_less_than\n    arguments:\n      column: {column}\n      limit: 0\n"
+                    ),
+                    MandatoryKind::Unique => format!(
+                        "    function: is_unique\n    arguments:\n      columns:\n        - {column}\n"
+                    ),
+                };
+                text.push_str(&format!(
+                    "- name: {column}_{}\n  criticality: {criticality}\n  check:\n{check}",
+                    r.kind.name()
+                ));
+            }
+            (*file, end_of(ctx, *file))
+        }
+        RulesHome::Decorator {
+            file,
+            at,
+            indent,
+            module,
+        } => {
+            let decorator = match policy.min_action {
+                MinAction::Warn => "expect",
+                MinAction::Drop => "expect_or_drop",
+                MinAction::Fail => "expect_or_fail",
+            };
+            for r in missing {
+                let (name, sql) = sql_template(r)?;
+                text.push_str(&format!(
+                    "{indent}@{module}.{decorator}(\"{name}\", \"{sql}\")\n"
+                ));
+            }
+            (*file, *at)
+        }
+    };
+    let (at, text) = match home {
+        RulesHome::Decorator { .. } => (at, text),
+        // Appended on a line of its own.
+        _ => {
+            let source = &ctx.project.file(file).text;
+            match source.ends_with('\n') || source.is_empty() {
+                true => (at, text),
+                false => (at, format!("\n{text}")),
+            }
+        }
+    };
+    let described: Vec<String> = missing.iter().map(|r| r.describe()).collect();
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        description: format!("Add a template rule for {}", described.join(", ")),
+        edits: vec![Edit {
+            file,
+            span: at..at,
+            new_text: text,
+        }],
+    })
+}
+
+/// The name and SQL of a row rule of the requirement's kind on its
+/// column (`unique` has none: row expectations cannot check it).
+fn sql_template(r: &Requirement) -> Option<(String, String)> {
+    let column = r.column.as_deref()?;
+    match r.kind {
+        MandatoryKind::NotNull => Some((
+            format!("{column}_not_null"),
+            format!("{column} IS NOT NULL"),
+        )),
+        MandatoryKind::Range => Some((format!("{column}_in_range"), format!("{column} >= 0"))),
+        MandatoryKind::Unique => None,
+    }
+}
+
+fn end_of(ctx: &Context, file: dqlint_project::FileId) -> usize {
+    ctx.project.file(file).text.len()
 }

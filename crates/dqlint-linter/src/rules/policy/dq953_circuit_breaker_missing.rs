@@ -13,7 +13,9 @@
 //! - **DQX** (0.16+): an engine built with `actions=[DQAction(...,
 //!   action=FailPipeline())]` in the module that applies the checks. A run
 //!   config naming an `actions_location` loads its actions when the
-//!   workflow runs: dqlint does not read them and reports nothing;
+//!   workflow runs, and an engine imported from another module (or built
+//!   with `actions=` the reader cannot follow) has actions it does not
+//!   see: dqlint reports nothing of those;
 //! - **LHP** has no breaker of its own: a quarantine action is reported
 //!   unless a pipeline view of the project, in the form above, reads the
 //!   table it writes.
