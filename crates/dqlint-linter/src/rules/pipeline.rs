@@ -142,11 +142,7 @@ pub fn python_udfs(ctx: &Context) -> Vec<PythonUdf> {
 /// quarantine_names` or by its use of the clean dataset's rule texts. The
 /// file index of each side is an index into [`sources`].
 pub fn quarantine_patterns<'c>(ctx: &'c Context) -> Vec<QuarantinePattern<'c>> {
-    let datasets: Vec<(usize, &Dataset)> = sources(ctx)
-        .iter()
-        .enumerate()
-        .flat_map(|(i, s)| s.model.datasets.iter().map(move |d| (i, d)))
-        .collect();
+    let datasets = indexed_datasets(ctx);
     // Found once per run (six rules read them): the analysis parses and
     // compares every candidate pair's predicates.
     ctx.quarantine_patterns
@@ -158,6 +154,27 @@ pub fn quarantine_patterns<'c>(ctx: &'c Context) -> Vec<QuarantinePattern<'c>> {
         .iter()
         .filter_map(|p| p.view(&datasets))
         .collect()
+}
+
+/// Every dataset of the pipeline sources with the index of its source in
+/// [`sources`], as `dqlint_pipeline`'s cross-dataset analyses take them.
+pub fn indexed_datasets<'c>(ctx: &'c Context) -> Vec<(usize, &'c Dataset)> {
+    sources(ctx)
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| s.model.datasets.iter().map(move |d| (i, d)))
+        .collect()
+}
+
+/// What a failing row does, as the shared expectation model says it.
+pub fn rule_action(action: dqlint_pipeline::model::ExpectAction) -> dqlint_project::RuleAction {
+    use dqlint_pipeline::model::ExpectAction;
+    use dqlint_project::RuleAction;
+    match action {
+        ExpectAction::Warn => RuleAction::Warn,
+        ExpectAction::Drop => RuleAction::Drop,
+        ExpectAction::Fail => RuleAction::Fail,
+    }
 }
 
 /// The file of a source index of [`quarantine_patterns`].
@@ -227,9 +244,8 @@ pub struct PipelineExpectations<'c, 'a>(pub &'c [PipelineSource<'a>]);
 
 impl dqlint_project::ExpectationSource for PipelineExpectations<'_, '_> {
     fn datasets(&self, _envs: &[dqlint_project::Env]) -> Vec<dqlint_project::DatasetExpectations> {
-        use dqlint_pipeline::model::ExpectAction;
         use dqlint_project::{
-            Check, DatasetExpectations, Dialect, Enforcement, Expectation, RuleAction, SourceSpan,
+            Check, DatasetExpectations, Dialect, Enforcement, Expectation, SourceSpan,
         };
         let mut out = Vec::new();
         for source in self.0 {
@@ -245,11 +261,7 @@ impl dqlint_project::ExpectationSource for PipelineExpectations<'_, '_> {
                         let Constraint::Known(text) = &e.constraint else {
                             return None;
                         };
-                        let action = match e.action {
-                            ExpectAction::Warn => RuleAction::Warn,
-                            ExpectAction::Drop => RuleAction::Drop,
-                            ExpectAction::Fail => RuleAction::Fail,
-                        };
+                        let action = rule_action(e.action);
                         Some(Expectation {
                             name: e.name.as_ref().map(|n| n.name.clone()),
                             check: Check::Sql(text.text.clone()),

@@ -552,11 +552,7 @@ fn dlt_breakers(ctx: &Context) -> Vec<DltBreakerFact> {
         return Vec::new();
     }
     let sources = pipeline::sources(ctx);
-    let datasets: Vec<(usize, &dqlint_pipeline::model::Dataset)> = sources
-        .iter()
-        .enumerate()
-        .flat_map(|(i, s)| s.model.datasets.iter().map(move |d| (i, d)))
-        .collect();
+    let datasets = pipeline::indexed_datasets(ctx);
     dqlint_pipeline::breaker::dlt_breakers(&datasets)
         .into_iter()
         .map(|found| {
@@ -1170,7 +1166,7 @@ fn registry_expectations(
     source: &pipeline::PipelineSource,
     dataset: &dqlint_pipeline::model::Dataset,
 ) -> Vec<PolicyExpectation> {
-    use dqlint_pipeline::model::{Constraint, ExpectAction};
+    use dqlint_pipeline::model::Constraint;
     if ctx.team_policy.registry.is_empty() {
         return Vec::new();
     }
@@ -1186,11 +1182,7 @@ fn registry_expectations(
         let Some((entry, _)) = &call.entry else {
             continue;
         };
-        let action = match e.action {
-            ExpectAction::Warn => RuleAction::Warn,
-            ExpectAction::Drop => RuleAction::Drop,
-            ExpectAction::Fail => RuleAction::Fail,
-        };
+        let action = pipeline::rule_action(e.action);
         for (_, rule) in pipeline::registry_rules(ctx, entry) {
             let text = rule.constraint.text.clone();
             out.push(PolicyExpectation::new(

@@ -90,7 +90,8 @@ use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
 use crate::rules::pipeline::{
-    expectation_label, expectation_site, loader_call, registry_entry_names, registry_rules, sources,
+    expectation_label, expectation_site, indexed_datasets, loader_call, registry_entry_names,
+    registry_rules, sources,
 };
 
 pub fn check(ctx: &Context, out: &mut Findings) {
@@ -100,11 +101,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ952");
     let sources = sources(ctx);
     // A circuit breaker's fail expectation bounds counts: no row rule.
-    let all: Vec<(usize, &dqlint_pipeline::model::Dataset)> = sources
-        .iter()
-        .enumerate()
-        .flat_map(|(i, s)| s.model.datasets.iter().map(move |d| (i, d)))
-        .collect();
+    let all = indexed_datasets(ctx);
     let breakers: HashSet<*const dqlint_pipeline::model::PipelineExpectation> =
         dqlint_pipeline::breaker::dlt_breakers(&all)
             .iter()
