@@ -1,7 +1,8 @@
 //! The circuit-breaker and registry policies (DQ952-DQ954) in every
 //! dialect: LHP quarantine actions, DQX run configs and Python engines,
-//! pipeline views; and the rules a registry loader call resolves to,
-//! counted by DQ950.
+//! pipeline views; the rules a registry loader call resolves to, counted
+//! by DQ950; and the `unique` an aggregate view grouped by the key gives
+//! the dataset it reads.
 
 use std::path::Path;
 
@@ -651,4 +652,134 @@ fn a_dqx_engine_built_elsewhere_or_with_unread_actions_is_not_judged() {
         codes_of(&lint(computed.path()), "DQ95"),
         Vec::<String>::new()
     );
+}
+
+const UNIQUE_POLICY: &str = "[[policy.mandatory]]\ndatasets = [\"*.silver.*\", \"silver_*\"]\nkinds = [\"not_null\", \"unique\"]\ncolumns = { not_null = [\"order_id\"], unique = [\"order_id\"] }\nmin_action = \"drop\"\n";
+
+/// A Python pipeline with `silver_orders` (not_null on `order_id`) and,
+/// when given, a view over it.
+fn orders_with_view(view: &str) -> tempfile::TempDir {
+    let source = format!(
+        r#"from pyspark import pipelines as dp
+from pyspark.sql import functions as F
+
+@dp.table
+@dp.expect_or_drop("valid_id", "order_id IS NOT NULL")
+def silver_orders():
+    return spark.readStream.table("bronze_orders")
+{view}"#
+    );
+    project(
+        None,
+        &[
+            ("dqlint.toml", UNIQUE_POLICY),
+            ("transformations/orders.py", &source),
+        ],
+    )
+}
+
+#[test]
+fn an_aggregate_view_grouped_by_the_key_gives_its_dataset_unique() {
+    let dq95 = |view: &str| codes_of(&lint(orders_with_view(view).path()), "DQ95");
+    // No view: unique on order_id is missing.
+    let found = lint(orders_with_view("").path());
+    assert_eq!(
+        codes_of(&found, "DQ95"),
+        ["DQ950 transformations/orders.py:6"]
+    );
+    assert!(
+        found[0].2.contains("unique on `order_id`"),
+        "{}",
+        found[0].2
+    );
+
+    // Databricks' documented form (spark.sql), a DataFrame chain, SQL
+    // positions: each meets the requirement, and the check view (named
+    // like a silver table) is no policy subject itself.
+    for view in [
+        r#"
+@dp.materialized_view
+@dp.expect_or_fail("unique_pk", "num_entries = 1")
+def silver_orders_pk():
+    return spark.sql("SELECT order_id, count(*) AS num_entries FROM silver_orders GROUP BY order_id")
+"#,
+        r#"
+@dp.materialized_view(name="silver_orders_dupes")
+@dp.expect_or_drop("one_row_per_id", "n <= 1")
+def dupes():
+    return spark.read.table("silver_orders").groupBy("order_id").agg(F.count("*").alias("n"))
+"#,
+        r#"
+@dp.temporary_view
+@dp.expect_or_fail("unique_id", "count < 2")
+def silver_orders_counts():
+    return spark.read.table("LIVE.silver_orders").groupBy(F.col("order_id")).count()
+"#,
+    ] {
+        assert_eq!(dq95(view), Vec::<String>::new(), "{view}");
+    }
+
+    // A warn-only count is below min_action; a composite key, a filtered
+    // read and a bound that lets duplicates pass are no unique on order_id.
+    assert_eq!(
+        dq95(
+            r#"
+@dp.materialized_view
+@dp.expect("unique_pk", "n = 1")
+def pk_check():
+    return spark.read.table("silver_orders").groupBy("order_id").agg(F.count("*").alias("n"))
+"#
+        ),
+        // At the warn-only rule, in the view.
+        ["DQ951 transformations/orders.py:10"]
+    );
+    for view in [
+        r#"
+@dp.materialized_view
+@dp.expect_or_fail("unique_pk", "n = 1")
+def pk_check():
+    return spark.read.table("silver_orders").groupBy("order_id", "line").agg(F.count("*").alias("n"))
+"#,
+        r#"
+@dp.materialized_view
+@dp.expect_or_fail("unique_pk", "n = 1")
+def pk_check():
+    return spark.sql("SELECT order_id, count(*) AS n FROM silver_orders WHERE day = current_date() GROUP BY order_id")
+"#,
+        r#"
+@dp.materialized_view
+@dp.expect_or_fail("few_dupes", "n <= 2")
+def pk_check():
+    return spark.read.table("silver_orders").groupBy("order_id").agg(F.count("*").alias("n"))
+"#,
+    ] {
+        assert_eq!(dq95(view), ["DQ950 transformations/orders.py:6"], "{view}");
+    }
+}
+
+#[test]
+fn a_sql_uniqueness_view_covers_the_table_an_lhp_action_writes_in_every_environment() {
+    let policy = "[[policy.mandatory]]\ndatasets = [\"*.silver.*\"]\nkinds = [\"not_null\", \"unique\"]\ncolumns = { unique = [\"order_id\"] }\n";
+    let bare = project(
+        Some("fixtures/rules/DQ950/good"),
+        &[("dqlint.toml", policy)],
+    );
+    let found = lint(bare.path());
+    assert_eq!(
+        codes_of(&found, "DQ95"),
+        ["DQ950 pipelines/silver/orders.yaml:12"],
+        "{found:?}"
+    );
+    let checked = project(
+        Some("fixtures/rules/DQ950/good"),
+        &[
+            ("dqlint.toml", policy),
+            (
+                "transformations/checks.sql",
+                "CREATE OR REFRESH MATERIALIZED VIEW orders_pk_check (\n  CONSTRAINT unique_order_id EXPECT (n = 1) ON VIOLATION FAIL UPDATE\n) AS SELECT order_id, count(*) AS n FROM silver.orders GROUP BY ALL;\n",
+            ),
+        ],
+    );
+    let found = lint(checked.path());
+    assert_eq!(codes_of(&found, "DQ9"), Vec::<String>::new(), "{found:?}");
 }

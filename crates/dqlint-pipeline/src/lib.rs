@@ -25,6 +25,7 @@ mod python_frame;
 pub mod python_model;
 pub mod quarantine;
 pub mod sql;
+pub mod uniqueness;
 pub mod witness;
 
 pub use eval::{Evaluated, Evaluator, Value};

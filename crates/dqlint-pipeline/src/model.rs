@@ -135,7 +135,26 @@ pub struct Dataset {
     pub select_list: Option<Vec<Named>>,
     /// Columns computed from an expression (`withColumn`, `expr AS c`).
     pub computed_columns: Vec<ComputedColumn>,
+    /// The grouped aggregation the dataset returns, when it is one
+    /// `GROUP BY` / `.groupBy(...)` over the rows read.
+    pub grouping: Option<Grouping>,
     pub expectations: Vec<PipelineExpectation>,
+}
+
+/// A grouped aggregation: `SELECT k, count(*) AS n FROM t GROUP BY k`,
+/// `spark.read.table("t").groupBy("k").count()`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grouping {
+    /// The one table (or view) grouped, as written.
+    pub source: Named,
+    /// The grouping keys, every one a plain column of the rows read.
+    pub keys: Vec<Named>,
+    /// The output columns that count the rows of a group (`count(*) AS n`,
+    /// `count(1)`, `.count()`'s `count`, `F.count("*").alias("n")`).
+    pub row_counts: Vec<String>,
+    /// Rows are filtered before they are grouped (`WHERE`, a `.filter`
+    /// before `.groupBy`): the counts are of those rows only.
+    pub rows_filtered: bool,
 }
 
 /// An upstream read of a dataset.

@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use tree_sitter::Node;
 
 use crate::eval::Value;
-use crate::model::{ComputedColumn, Constraint, Named, Read, RowFilter};
+use crate::model::{ComputedColumn, Constraint, Grouping, Named, Read, RowFilter};
 use crate::python_model::{Locals, Reader};
 
 /// Steps followed through names and helpers in one chain, at most.
@@ -27,11 +27,49 @@ pub(crate) struct FrameFacts {
     pub row_filters: Vec<RowFilter>,
     pub select_list: Option<Vec<Named>>,
     pub computed_columns: Vec<ComputedColumn>,
+    /// The grouped aggregation the expression ends in, if it is one over
+    /// one read this reader follows.
+    pub grouping: Option<Grouping>,
     /// A streaming read (`readStream`, `read_stream`) is among the reads.
     pub streaming: bool,
     /// A batch read (`spark.read`, `read`) is among the reads.
     pub batch: bool,
 }
+
+/// Methods before a `groupBy` that keep the rows it counts.
+const KEEP_ROWS: &[&str] = &[
+    "alias",
+    "hint",
+    "cache",
+    "persist",
+    "repartition",
+    "repartitionByRange",
+    "coalesce",
+    "orderBy",
+    "sort",
+    "sortWithinPartitions",
+    "option",
+    "options",
+];
+
+/// Methods after an aggregation that keep every group with duplicates
+/// in view (a filter on the counts is `HAVING`).
+const KEEP_GROUPS: &[&str] = &[
+    "filter",
+    "where",
+    "alias",
+    "hint",
+    "cache",
+    "persist",
+    "repartition",
+    "coalesce",
+    "orderBy",
+    "sort",
+    "select",
+    "selectExpr",
+    "withColumn",
+    "withColumns",
+];
 
 /// Methods that keep the columns of the frame they are called on.
 const COLUMN_PRESERVING: &[&str] = &[
@@ -273,6 +311,7 @@ impl<'m> Reader<'m, '_> {
     fn chain(&self, expression: Node<'m>, locals: &Locals, facts: &mut FrameFacts) {
         let mut calls: Vec<(&'m str, Node<'m>)> = Vec::new();
         let mut node = expression;
+        let mut base = None;
         for _ in 0..MAX_STEPS {
             match node.kind() {
                 "parenthesized_expression" => match node.named_child(0) {
@@ -280,7 +319,8 @@ impl<'m> Reader<'m, '_> {
                     None => break,
                 },
                 "call" => {
-                    if self.read_call(node, locals).is_some() {
+                    if self.read_call(node, locals).is_some() || self.spark_sql(node).is_some() {
+                        base = Some(node);
                         break;
                     }
                     if let Some(helper) = self.trivial_helper(node) {
@@ -322,6 +362,7 @@ impl<'m> Reader<'m, '_> {
                 _ => break,
             }
         }
+        facts.grouping = base.and_then(|base| self.grouping(base, &calls, locals));
         let mut select: Option<Vec<Named>> = None;
         let mut known_columns = false;
         for (method, call) in calls.into_iter().rev() {
@@ -425,6 +466,179 @@ impl<'m> Reader<'m, '_> {
         }
         if known_columns {
             facts.select_list = select;
+        }
+    }
+
+    /// `spark.sql(text)`: its text argument.
+    fn spark_sql(&self, call: Node<'m>) -> Option<Node<'m>> {
+        let function = call.child_by_field_name("function")?;
+        if function.kind() != "attribute"
+            || self.text(function.child_by_field_name("attribute")?) != "sql"
+            || !self.is_spark(function.child_by_field_name("object")?)
+        {
+            return None;
+        }
+        self.args(call).get("sqlQuery", 0)
+    }
+
+    /// The grouped aggregation of a chain (`calls` outermost first) on
+    /// `base`: a batch read grouped by plain columns and counted
+    /// (`.groupBy("k").count()`, `.agg(F.count("*").alias("n"))`), or a
+    /// `spark.sql` query with `GROUP BY`; then only steps that keep the
+    /// groups (a filter on them, a rename of the count, an order). A step
+    /// that changes the rows grouped (`dropDuplicates`, `limit`, a join)
+    /// or the groups kept (`limit`) is no grouping.
+    fn grouping(
+        &self,
+        base: Node<'m>,
+        calls: &[(&'m str, Node<'m>)],
+        locals: &Locals,
+    ) -> Option<Grouping> {
+        let mut steps = calls.iter().rev().peekable();
+        let mut grouping = if let Some(query) = self.spark_sql(base) {
+            let Value::Str(text) = self.value(query, locals) else {
+                return None;
+            };
+            let mut grouping = crate::sql::query_facts(&text.text)?.grouping?;
+            let at = |span: &std::ops::Range<usize>| {
+                text.source_span(span.clone())
+                    .unwrap_or_else(|| query.byte_range())
+            };
+            for key in &mut grouping.keys {
+                key.span = at(&key.span);
+            }
+            grouping.source.span = at(&grouping.source.span);
+            grouping
+        } else {
+            let (Some(read), false) = self.read_call(base, locals)? else {
+                return None;
+            };
+            let mut rows_filtered = false;
+            let keys = loop {
+                let (method, call) = steps.next()?;
+                match *method {
+                    "filter" | "where" => rows_filtered = true,
+                    "groupBy" | "groupby" => break self.grouping_keys(*call, locals)?,
+                    m if KEEP_ROWS.contains(&m) => {}
+                    _ => return None,
+                }
+            };
+            let (method, call) = steps.next()?;
+            let row_counts = match *method {
+                "count" if self.args(*call).positional.is_empty() => vec!["count".to_string()],
+                "agg" => self.row_count_aliases(*call, locals),
+                _ => return None,
+            };
+            Grouping {
+                source: read.source,
+                keys,
+                row_counts,
+                rows_filtered,
+            }
+        };
+        for (method, call) in steps {
+            match *method {
+                "withColumnRenamed" => {
+                    let args = self.args(*call);
+                    let (Some(old), Some(new)) = (
+                        args.get("existing", 0).and_then(|n| self.named(n, locals)),
+                        args.get("new", 1).and_then(|n| self.named(n, locals)),
+                    ) else {
+                        return None;
+                    };
+                    for count in grouping.row_counts.iter_mut().filter(|c| **c == old.name) {
+                        *count = new.name.clone();
+                    }
+                }
+                m if KEEP_GROUPS.contains(&m) => {}
+                _ => return None,
+            }
+        }
+        Some(grouping)
+    }
+
+    /// The keys of `.groupBy("a", F.col("b"))` / `.groupBy(["a", "b"])`,
+    /// when every one is a plain column.
+    fn grouping_keys(&self, call: Node<'m>, locals: &Locals) -> Option<Vec<Named>> {
+        let args = self.args(call);
+        if args.splat || !args.keywords.is_empty() {
+            return None;
+        }
+        let mut nodes = Vec::new();
+        for arg in &args.positional {
+            if matches!(arg.kind(), "list" | "tuple") {
+                let mut c = arg.walk();
+                nodes.extend(arg.named_children(&mut c));
+            } else {
+                nodes.push(*arg);
+            }
+        }
+        let keys: Vec<Named> = nodes
+            .into_iter()
+            .map(|node| match node.kind() {
+                "call" if self.is_col(node) => {
+                    let args = self.args(node);
+                    self.named(args.positional.first().copied()?, locals)
+                }
+                _ => self.named(node, locals),
+            })
+            .map(|named| column_name(named?))
+            .collect::<Option<_>>()?;
+        (!keys.is_empty()).then_some(keys)
+    }
+
+    /// The aliases of `.agg(...)` items counting a group's rows:
+    /// `F.count("*").alias("n")`, `F.count(F.lit(1)).alias("n")`.
+    fn row_count_aliases(&self, call: Node<'m>, locals: &Locals) -> Vec<String> {
+        let args = self.args(call);
+        let mut out = Vec::new();
+        for item in &args.positional {
+            let Some(function) = item.child_by_field_name("function") else {
+                continue;
+            };
+            if item.kind() != "call"
+                || function.kind() != "attribute"
+                || !function
+                    .child_by_field_name("attribute")
+                    .is_some_and(|a| matches!(self.text(a), "alias" | "name"))
+            {
+                continue;
+            }
+            let (Some(counted), Some(alias)) = (
+                function.child_by_field_name("object"),
+                self.args(*item)
+                    .positional
+                    .first()
+                    .and_then(|n| self.named(*n, locals)),
+            ) else {
+                continue;
+            };
+            if self.counts_rows(counted, locals) {
+                out.push(alias.name);
+            }
+        }
+        out
+    }
+
+    /// `F.count("*")`, `count(lit(1))`.
+    fn counts_rows(&self, node: Node<'m>, locals: &Locals) -> bool {
+        let Some(function) = node.child_by_field_name("function") else {
+            return false;
+        };
+        if node.kind() != "call" || last_segment(self.text(function)) != "count" {
+            return false;
+        }
+        let args = self.args(node);
+        let [only] = args.positional.as_slice() else {
+            return false;
+        };
+        match only.kind() {
+            "call" => {
+                let f = only.child_by_field_name("function");
+                f.is_some_and(|f| last_segment(self.text(f)) == "lit")
+                    && matches!(self.args(*only).positional.as_slice(), [one] if self.text(*one) == "1")
+            }
+            _ => matches!(self.value(*only, locals), Value::Str(s) if s.text == "*"),
         }
     }
 

@@ -731,6 +731,7 @@ impl<'m, 'f> Reader<'m, 'f> {
                 row_filters: facts.row_filters,
                 select_list: facts.select_list,
                 computed_columns: facts.computed_columns,
+                grouping: facts.grouping,
                 expectations,
             });
         } else if let Some(f) = flow_at {
@@ -933,6 +934,7 @@ impl<'m, 'f> Reader<'m, 'f> {
             row_filters: Vec::new(),
             select_list: None,
             computed_columns: Vec::new(),
+            grouping: None,
             expectations,
         });
     }

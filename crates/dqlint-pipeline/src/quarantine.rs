@@ -660,6 +660,7 @@ mod tests {
             row_filters: vec![],
             select_list: None,
             computed_columns: Vec::new(),
+            grouping: None,
             expectations: vec![],
         }
     }

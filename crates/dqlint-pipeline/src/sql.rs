@@ -25,7 +25,7 @@ use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, Whitespace
 use crate::eval::Evaluated;
 use crate::model::{
     AutoCdc, CdcSource, ComputedColumn, Constraint, Dataset, DatasetKind, ExpectAction, Flow,
-    LegacyUse, Named, PipelineExpectation, PipelineFile, Read, RowFilter,
+    Grouping, LegacyUse, Named, PipelineExpectation, PipelineFile, Read, RowFilter,
 };
 
 /// Nesting limit handed to sqlparser's expression parser.
@@ -244,6 +244,16 @@ fn word(tok: &Tok) -> Option<&str> {
     }
 }
 
+/// An aggregate that counts a group's rows: `count(*)`, `count(1)`.
+fn is_row_count(expression: &str) -> bool {
+    let compact: String = expression
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    matches!(compact.as_str(), "count(*)" | "count(1)")
+}
+
 /// Keywords that end a list or an expression of an AUTO CDC statement.
 const CDC_CLAUSES: &[&str] = &[
     "FROM", "KEYS", "IGNORE", "APPLY", "SEQUENCE", "COLUMNS", "STORED", "TRACK",
@@ -273,13 +283,41 @@ struct StatementReader<'a, 'f> {
     file: &'f mut PipelineFile,
 }
 
-/// What a query (after `AS`) says about its dataset.
-#[derive(Default)]
-struct QueryFacts {
-    reads: Vec<Read>,
-    row_filters: Vec<RowFilter>,
-    select_list: Option<Vec<Named>>,
-    computed_columns: Vec<ComputedColumn>,
+/// What a query (after `AS`, or the text of a Python `spark.sql(...)`)
+/// says about its dataset.
+#[derive(Debug, Default)]
+pub struct QueryFacts {
+    pub reads: Vec<Read>,
+    pub row_filters: Vec<RowFilter>,
+    pub select_list: Option<Vec<Named>>,
+    pub computed_columns: Vec<ComputedColumn>,
+    pub grouping: Option<Grouping>,
+}
+
+/// The facts of one query text, spans relative to it; `None` when it does
+/// not tokenize or is no query (`spark.sql("SHOW TABLES")`).
+pub fn query_facts(text: &str) -> Option<QueryFacts> {
+    let lexed = lex(text);
+    if !lexed.errors.is_empty() {
+        return None;
+    }
+    let toks = &lexed.tokens;
+    let lo = toks.iter().position(|t| word(t).is_some())?;
+    let starts_query = |w: &str| w.eq_ignore_ascii_case("SELECT") || w.eq_ignore_ascii_case("WITH");
+    if !word(&toks[lo]).is_some_and(starts_query) {
+        return None;
+    }
+    let hi = toks
+        .iter()
+        .position(|t| matches!(t.token(), Token::SemiColon))
+        .unwrap_or(toks.len());
+    let mut file = PipelineFile::default();
+    let reader = StatementReader {
+        source: text,
+        toks: &toks[..hi],
+        file: &mut file,
+    };
+    Some(reader.query(lo, hi))
 }
 
 impl StatementReader<'_, '_> {
@@ -556,6 +594,7 @@ impl StatementReader<'_, '_> {
             row_filters: Vec::new(),
             select_list: None,
             computed_columns: Vec::new(),
+            grouping: None,
             expectations: Vec::new(),
         };
         let mut i = after;
@@ -601,6 +640,7 @@ impl StatementReader<'_, '_> {
                 dataset.row_filters = facts.row_filters;
                 dataset.select_list = facts.select_list;
                 dataset.computed_columns = facts.computed_columns;
+                dataset.grouping = facts.grouping;
             }
             Some(q) => {
                 let span = self.span(q - 1, q);
@@ -808,6 +848,7 @@ impl StatementReader<'_, '_> {
         let mut select_at = None;
         let mut from_at = None;
         let mut where_at = None;
+        let mut group_at = None;
         for i in body..hi {
             match self.toks[i].token() {
                 Token::LParen => depth += 1,
@@ -820,13 +861,23 @@ impl StatementReader<'_, '_> {
                 _ if from_at.is_some() && where_at.is_none() && self.kw(i, "WHERE") => {
                     where_at = Some(i)
                 }
-                _ if QUERY_CLAUSES.iter().any(|w| self.kw(i, w)) && select_at.is_some() => break,
+                _ if QUERY_CLAUSES.iter().any(|w| self.kw(i, w)) && select_at.is_some() => {
+                    if from_at.is_some() && self.kws(i, &["GROUP", "BY"]) {
+                        group_at = Some(i);
+                    }
+                    break;
+                }
                 _ => {}
             }
         }
         if let (Some(s), Some(f)) = (select_at, from_at) {
             facts.select_list = self.select_list(s + 1, f);
             facts.computed_columns = self.computed_columns(s + 1, f);
+            if let Some(g) = group_at {
+                facts.grouping = self
+                    .grouping(s + 1, f, where_at, g, hi, &facts)
+                    .filter(|g| !ctes.contains(&g.source.name.to_ascii_lowercase()));
+            }
         }
         if let Some(w) = where_at {
             let end = self
@@ -841,6 +892,88 @@ impl StatementReader<'_, '_> {
             }
         }
         facts
+    }
+
+    /// `SELECT ... FROM t [alias] [WHERE ...] GROUP BY k, ... [HAVING ...]
+    /// [ORDER BY ...]` over one table: its keys (plain columns, by name, by
+    /// position or `ALL`) and the select items counting a group's rows.
+    /// Anything else (a join, a subquery, `ROLLUP`, a `LIMIT` on the groups,
+    /// a key that is an expression) is no grouping this reader vouches for.
+    fn grouping(
+        &self,
+        select: usize,
+        from: usize,
+        where_at: Option<usize>,
+        group: usize,
+        hi: usize,
+        facts: &QueryFacts,
+    ) -> Option<Grouping> {
+        let table_end = where_at.unwrap_or(group);
+        let (source, end) = self.read_name(from + 1)?;
+        let one_table = end == table_end
+            || (end + 1 == table_end && word(&self.toks[end]).is_some())
+            || (end + 2 == table_end && self.kw(end, "AS") && word(&self.toks[end + 1]).is_some());
+        if !one_table || self.kw(from + 1, "STREAM") {
+            return None;
+        }
+        let keys_end = self.next_clause(group + 2, hi, QUERY_CLAUSES);
+        let mut at = keys_end;
+        while at < hi {
+            if !(self.kw(at, "HAVING") || self.kws(at, &["ORDER", "BY"])) {
+                return None;
+            }
+            at = self.next_clause(at + 1, hi, QUERY_CLAUSES);
+        }
+        let row_counts: Vec<String> = facts
+            .computed_columns
+            .iter()
+            .filter(|c| is_row_count(&c.expression))
+            .map(|c| c.name.name.clone())
+            .collect();
+        let plain = |(a, b): (usize, usize)| match self.name(a) {
+            Some((named, end)) if end == b => Some(Named {
+                name: named
+                    .name
+                    .rsplit('.')
+                    .next()
+                    .unwrap_or(&named.name)
+                    .to_string(),
+                span: self.span(b - 1, b),
+            }),
+            _ => None,
+        };
+        let counts_rows = |(a, b): (usize, usize)| {
+            b >= a + 2
+                && self.kw(b - 2, "AS")
+                && word(&self.toks[b - 1])
+                    .is_some_and(|alias| row_counts.iter().any(|c| c == alias))
+        };
+        let select_items = self.items(select, from);
+        let group_items = self.items(group + 2, keys_end);
+        let keys: Vec<Named> = match group_items.as_slice() {
+            // The keys are the select items that aggregate nothing.
+            [(a, b)] if *b == a + 1 && self.kw(*a, "ALL") => select_items
+                .iter()
+                .filter(|item| !counts_rows(**item))
+                .map(|item| plain(*item))
+                .collect::<Option<_>>()?,
+            _ => group_items
+                .iter()
+                .map(|&(a, b)| match self.toks[a].token() {
+                    Token::Number(position, _) if b == a + 1 => {
+                        let index: usize = position.parse().ok()?;
+                        plain(*select_items.get(index.checked_sub(1)?)?)
+                    }
+                    _ => plain((a, b)),
+                })
+                .collect::<Option<_>>()?,
+        };
+        (!keys.is_empty()).then_some(Grouping {
+            source,
+            keys,
+            row_counts,
+            rows_filtered: where_at.is_some(),
+        })
     }
 
     /// A select list without `*`: each item's output name.
@@ -1240,6 +1373,64 @@ CREATE MATERIALIZED VIEW daily AS
 WITH t AS (SELECT * FROM orders_silver)
 SELECT date(ts) AS day, count(*) AS n FROM t GROUP BY date(ts)
 ";
+
+    fn grouping_of(query: &str) -> Option<(String, Vec<String>, Vec<String>, bool)> {
+        let source = format!("CREATE MATERIALIZED VIEW v AS {query}");
+        let file = read(&source);
+        let g = file.datasets[0].grouping.clone()?;
+        for key in &g.keys {
+            assert_eq!(&source[key.span.clone()], key.name.as_str(), "{query}");
+        }
+        Some((
+            g.source.name,
+            g.keys.into_iter().map(|k| k.name).collect(),
+            g.row_counts,
+            g.rows_filtered,
+        ))
+    }
+
+    #[test]
+    fn groupings_of_one_table() {
+        let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let expect = |src: &str, keys: &[&str], counts: &[&str], filtered: bool| {
+            Some((src.to_string(), strings(keys), strings(counts), filtered))
+        };
+        assert_eq!(
+            grouping_of("SELECT pk, count(*) AS num_entries FROM LIVE.report GROUP BY pk"),
+            expect("report", &["pk"], &["num_entries"], false)
+        );
+        assert_eq!(
+            grouping_of(
+                "SELECT o.order_id, o.line, COUNT(1) AS n, sum(x) AS s FROM silver.orders AS o \
+                 WHERE o.ts > '2020-01-01' GROUP BY o.order_id, 2 HAVING count(1) > 1 ORDER BY n"
+            ),
+            expect("silver.orders", &["order_id", "line"], &["n"], true)
+        );
+        assert_eq!(
+            grouping_of("SELECT order_id, count(*) AS n FROM orders GROUP BY ALL"),
+            expect("orders", &["order_id"], &["n"], false)
+        );
+        // Not one table's plain keys, or groups cut off: no grouping.
+        for query in [
+            "SELECT date(ts) AS day, count(*) AS n FROM t GROUP BY date(ts)",
+            "SELECT k, count(*) AS n FROM a JOIN b USING (k) GROUP BY k",
+            "SELECT k, count(*) AS n FROM (SELECT DISTINCT k FROM t) GROUP BY k",
+            "SELECT k, count(*) AS n FROM t GROUP BY k LIMIT 10",
+            "SELECT k, count(*) AS n FROM t GROUP BY ROLLUP(k)",
+            "SELECT k, count(*) AS n FROM t GROUP BY k WITH ROLLUP",
+            "SELECT k, sum(x) AS s, count(*) AS n FROM t GROUP BY ALL",
+            "SELECT k, count(*) AS n FROM STREAM(t) GROUP BY k",
+            "WITH d AS (SELECT DISTINCT k FROM t) SELECT k, count(*) AS n FROM d GROUP BY k",
+            "SELECT k, count(*) AS n FROM t",
+        ] {
+            assert_eq!(grouping_of(query), None, "{query}");
+        }
+        // A count of distinct values or of a column is no row count.
+        assert_eq!(
+            grouping_of("SELECT k, count(DISTINCT x) AS n, count(x) AS m FROM t GROUP BY k"),
+            expect("t", &["k"], &[], false)
+        );
+    }
 
     #[test]
     fn datasets_expectations_reads_and_filters() {

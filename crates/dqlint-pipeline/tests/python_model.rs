@@ -1490,3 +1490,99 @@ fn the_first_dlt_release_decorators_declare_datasets() {
         "{legacy:?}"
     );
 }
+
+/// `(source, keys, row counts, rows filtered)` of a dataset's grouping.
+fn grouping(file: &PipelineFile, name: &str) -> Option<(String, Vec<String>, Vec<String>, bool)> {
+    let g = dataset(file, name).grouping.clone()?;
+    Some((
+        g.source.name,
+        g.keys.into_iter().map(|k| k.name).collect(),
+        g.row_counts,
+        g.rows_filtered,
+    ))
+}
+
+#[test]
+fn aggregates_grouped_by_plain_columns_and_counted() {
+    let source = format!(
+        r#"{DP}
+from pyspark.sql import functions as F
+
+@dp.materialized_view
+@dp.expect_or_fail("unique_pk", "num_entries = 1")
+def report_pk_tests():
+    return spark.sql("""
+        SELECT pk, count(*) AS num_entries
+        FROM LIVE.report
+        GROUP BY pk
+    """)
+
+@dp.materialized_view
+def counted():
+    orders = spark.read.table("silver.orders")
+    return orders.groupBy("order_id", F.col("line")).count().withColumnRenamed("count", "n")
+
+@dp.materialized_view
+def aggregated():
+    return (
+        spark.read.table("orders")
+        .filter("status <> 'test'")
+        .groupBy(["order_id"])
+        .agg(F.count("*").alias("n"), F.count(F.lit(1)).alias("m"), F.sum("x").alias("s"))
+        .filter("n > 1")
+    )
+
+@dp.materialized_view
+def deduplicated_first():
+    return spark.read.table("orders").dropDuplicates(["order_id"]).groupBy("order_id").count()
+
+@dp.materialized_view
+def limited_groups():
+    return spark.read.table("orders").groupBy("order_id").count().limit(10)
+
+@dp.materialized_view
+def by_expression():
+    return spark.read.table("orders").groupBy(F.to_date("ts")).count()
+
+@dp.table
+def streaming_counts():
+    return spark.readStream.table("orders").groupBy("order_id").count()
+
+@dp.materialized_view
+def joined():
+    return spark.sql("SELECT k, count(*) AS n FROM a JOIN b USING (k) GROUP BY k")
+"#
+    );
+    let file = parse(&source);
+    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let expect = |src: &str, keys: &[&str], counts: &[&str], filtered: bool| {
+        Some((src.to_string(), strings(keys), strings(counts), filtered))
+    };
+    assert_eq!(
+        grouping(&file, "report_pk_tests"),
+        expect("report", &["pk"], &["num_entries"], false)
+    );
+    let pk = &dataset(&file, "report_pk_tests")
+        .grouping
+        .as_ref()
+        .unwrap()
+        .keys[0];
+    assert_eq!(at(&source, &pk.span), "pk");
+    assert_eq!(
+        grouping(&file, "counted"),
+        expect("silver.orders", &["order_id", "line"], &["n"], false)
+    );
+    assert_eq!(
+        grouping(&file, "aggregated"),
+        expect("orders", &["order_id"], &["n", "m"], true)
+    );
+    for name in [
+        "deduplicated_first",
+        "limited_groups",
+        "by_expression",
+        "streaming_counts",
+        "joined",
+    ] {
+        assert_eq!(grouping(&file, name), None, "{name}");
+    }
+}

@@ -70,9 +70,17 @@ impl KindFact {
         KindFact { kind, columns }
     }
 
-    /// Whether it checks `column` (compared as Spark compares names).
+    /// Whether it checks `column` (compared as Spark compares names). A
+    /// `unique` rule on several columns checks their combination, which
+    /// says nothing of one of them alone (`(order_id, line)` unique lets
+    /// `order_id` repeat): it covers no single column.
     pub fn covers(&self, column: &str) -> bool {
-        self.columns.iter().any(|c| c.eq_ignore_ascii_case(column))
+        match self.kind {
+            RuleKind::Unique => {
+                matches!(self.columns.as_slice(), [only] if only.eq_ignore_ascii_case(column))
+            }
+            _ => self.columns.iter().any(|c| c.eq_ignore_ascii_case(column)),
+        }
     }
 }
 
@@ -257,11 +265,73 @@ impl PolicyDataset {
 pub fn datasets<'c>(ctx: &'c Context) -> &'c [PolicyDataset] {
     ctx.policy_datasets.get_or_init(|| {
         let dlt = dlt_breakers(ctx);
+        let unique = unique_views(ctx);
         let mut out = lhp_datasets(ctx, &dlt);
         out.extend(dqx_datasets(ctx));
-        out.extend(pipeline_datasets(ctx, &dlt));
+        out.extend(pipeline_datasets(ctx, &dlt, &unique));
+        for dataset in out.iter_mut().filter(|d| !d.auxiliary) {
+            let keys: Vec<String> = dataset
+                .name_texts()
+                .map(dqlint_pipeline::quarantine::dataset_key)
+                .collect();
+            dataset.expectations.extend(
+                unique
+                    .iter()
+                    .filter(|u| keys.iter().any(|key| same_table(&u.reads, key)))
+                    .map(|u| u.expectation.clone()),
+            );
+        }
         out
     })
+}
+
+/// A uniqueness view of the pipeline sources (`dqlint_pipeline::uniqueness`):
+/// the `unique` expectation it gives the dataset it groups.
+struct UniqueViewFact {
+    /// The view's name: an auxiliary dataset, no policy subject.
+    name: SourceSpan,
+    /// The dataset grouped, as a [`dqlint_pipeline::quarantine::dataset_key`].
+    reads: String,
+    /// `unique` on the grouping keys, with the count expectation's name,
+    /// action and place.
+    expectation: PolicyExpectation,
+}
+
+fn unique_views(ctx: &Context) -> Vec<UniqueViewFact> {
+    if ctx.team_policy.mandatory.is_empty() {
+        return Vec::new();
+    }
+    let sources = pipeline::sources(ctx);
+    let datasets = pipeline::indexed_datasets(ctx);
+    dqlint_pipeline::uniqueness::unique_checks(&datasets)
+        .into_iter()
+        .map(|found| {
+            let (index, dataset) = found.dataset;
+            let file = sources[index].id();
+            let text = match &found.expectation.constraint {
+                dqlint_pipeline::model::Constraint::Known(text) => text.text.clone(),
+                dqlint_pipeline::model::Constraint::Unknown { .. } => String::new(),
+            };
+            let keys = found.grouping.keys.iter().map(|k| k.name.clone()).collect();
+            UniqueViewFact {
+                name: SourceSpan {
+                    file,
+                    span: dataset.name.span.clone(),
+                },
+                reads: dqlint_pipeline::quarantine::dataset_key(&found.grouping.source.name),
+                expectation: PolicyExpectation::new(
+                    found.expectation.name.as_ref().map(|n| n.name.clone()),
+                    Check::Sql(text),
+                    vec![KindFact::new(RuleKind::Unique, keys)],
+                    Enforcement::Row(pipeline::rule_action(found.expectation.action)),
+                    SourceSpan {
+                        file,
+                        span: pipeline::expectation_site(found.expectation),
+                    },
+                ),
+            }
+        })
+        .collect()
 }
 
 /// One requirement of a `[[policy.mandatory]]` entry on a dataset: a kind,
@@ -1066,7 +1136,11 @@ fn column_name(value: &dqlint_dqx::Typed) -> Option<String> {
 
 // --- Pipeline sources ------------------------------------------------------
 
-fn pipeline_datasets(ctx: &Context, dlt: &[DltBreakerFact]) -> Vec<PolicyDataset> {
+fn pipeline_datasets(
+    ctx: &Context,
+    dlt: &[DltBreakerFact],
+    unique: &[UniqueViewFact],
+) -> Vec<PolicyDataset> {
     let sources = pipeline::sources(ctx);
     let model = pipeline::PipelineExpectations(sources).datasets(&ctx.envs);
     let patterns = pipeline::quarantine_patterns(ctx);
@@ -1117,7 +1191,8 @@ fn pipeline_datasets(ctx: &Context, dlt: &[DltBreakerFact]) -> Vec<PolicyDataset
                 has_quarantine: paired(dataset, true),
                 auxiliary: paired(dataset, false)
                     || ctx.dlt.is_quarantine_name(name)
-                    || dlt.iter().any(|b| b.name == model.origin),
+                    || dlt.iter().any(|b| b.name == model.origin)
+                    || unique.iter().any(|u| u.name == model.origin),
                 site: model.origin,
                 breakers,
                 actions_loaded: None,

@@ -13,8 +13,12 @@
 //! `isnotnull(c)` as a top-level conjunct; DQX `is_not_null*`), `range`
 //! (a column compared with a literal, `c BETWEEN 1 AND 5`; DQX
 //! `is_in_range`, `is_not_less_than`, `is_not_greater_than`), `unique`
-//! (DQX `is_unique`; `unique = "external"` in the policy when uniqueness
-//! is enforced elsewhere).
+//! (DQX `is_unique`; in pipelines and LHP, an aggregate view or
+//! materialized view over the dataset grouped by the key, with an
+//! expectation that a group counts one row, `SELECT id, count(*) AS n
+//! FROM t GROUP BY id` expecting `n = 1`; `unique = "external"` in the
+//! policy when uniqueness is enforced elsewhere). A `unique` rule on
+//! several columns covers none of them alone.
 //!
 //! ## Why is this bad?
 //! A team that requires every silver table to reject null keys, duplicate

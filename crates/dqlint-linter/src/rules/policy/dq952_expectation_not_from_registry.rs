@@ -9,7 +9,9 @@
 //!   NULL")`, a literal `expect_all` dict, SQL `CONSTRAINT ... EXPECT`),
 //!   where the team wants `@dp.expect_all_or_drop(get_rules("orders"))`
 //!   through a `[dlt] rule_loaders` function. The fail expectations of a
-//!   circuit breaker (DQ953) compare counts, not rows, and are left out;
+//!   circuit breaker (DQ953) and the count expectations of a uniqueness
+//!   view (`SELECT k, count(*) AS n ... GROUP BY k` expecting `n = 1`)
+//!   compare counts, not rows, and are left out;
 //! - a rule loader call whose argument names no entry of the registry
 //!   (`get_rules("ordres")`): the loader finds no rules, and the dataset
 //!   is written unchecked.
@@ -100,12 +102,18 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     }
     let me = rule("DQ952");
     let sources = sources(ctx);
-    // A circuit breaker's fail expectation bounds counts: no row rule.
+    // A circuit breaker's fail expectation and a uniqueness view's count
+    // expectation compare counts: no row rules.
     let all = indexed_datasets(ctx);
-    let breakers: HashSet<*const dqlint_pipeline::model::PipelineExpectation> =
+    let counts: HashSet<*const dqlint_pipeline::model::PipelineExpectation> =
         dqlint_pipeline::breaker::dlt_breakers(&all)
             .iter()
             .map(|b| b.expectation as *const _)
+            .chain(
+                dqlint_pipeline::uniqueness::unique_checks(&all)
+                    .iter()
+                    .map(|u| u.expectation as *const _),
+            )
             .collect();
     let globs = ctx.team_policy.registry.join("`, `");
     let how = match ctx.dlt.rule_loaders.first() {
@@ -117,7 +125,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
         for dataset in &source.model.datasets {
             for e in &dataset.expectations {
                 match &e.constraint {
-                    Constraint::Known(_) if !breakers.contains(&(e as *const _)) => {
+                    Constraint::Known(_) if !counts.contains(&(e as *const _)) => {
                         out.push(Diagnostic::at(
                             me,
                             source.id(),
