@@ -434,10 +434,7 @@ impl<'m> Reader<'m, '_> {
                     }
                 }
                 "withColumnRenamed" => {
-                    let (Some(old), Some(new)) = (
-                        args.get("existing", 0).and_then(|n| self.named(n, locals)),
-                        args.get("new", 1).and_then(|n| self.named(n, locals)),
-                    ) else {
+                    let Some((old, new)) = self.renamed(&args, locals) else {
                         select = None;
                         continue;
                     };
@@ -539,13 +536,7 @@ impl<'m> Reader<'m, '_> {
         for (method, call) in steps {
             match *method {
                 "withColumnRenamed" => {
-                    let args = self.args(*call);
-                    let (Some(old), Some(new)) = (
-                        args.get("existing", 0).and_then(|n| self.named(n, locals)),
-                        args.get("new", 1).and_then(|n| self.named(n, locals)),
-                    ) else {
-                        return None;
-                    };
+                    let (old, new) = self.renamed(&self.args(*call), locals)?;
                     for count in grouping.row_counts.iter_mut().filter(|c| **c == old.name) {
                         *count = new.name.clone();
                     }
@@ -555,6 +546,17 @@ impl<'m> Reader<'m, '_> {
             }
         }
         Some(grouping)
+    }
+
+    /// The literal names of `.withColumnRenamed(existing, new)`.
+    fn renamed(
+        &self,
+        args: &crate::python_model::Args<'m>,
+        locals: &Locals,
+    ) -> Option<(Named, Named)> {
+        let old = self.named(args.get("existing", 0)?, locals)?;
+        let new = self.named(args.get("new", 1)?, locals)?;
+        Some((old, new))
     }
 
     /// The keys of `.groupBy("a", F.col("b"))` / `.groupBy(["a", "b"])`,
