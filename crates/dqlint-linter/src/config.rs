@@ -446,6 +446,14 @@ pub struct DqxSchema {
     pub columns: Vec<String>,
 }
 
+impl DqxSchema {
+    /// Whether the table has the column, compared as Spark compares
+    /// names (ignoring case).
+    pub fn has_column(&self, name: &str) -> bool {
+        self.columns.iter().any(|c| c.eq_ignore_ascii_case(name))
+    }
+}
+
 impl DqxConfig {
     /// The schema of the checks file at project-relative `rel`: the last
     /// matching entry.

@@ -201,6 +201,12 @@ enum DqxSite {
     Expression,
     /// `message_expr`: string-valued.
     Message,
+    /// `sql_query`'s `query`: a whole query `spark.sql` runs.
+    Query,
+    /// A limit (`min_limit`, `max_limit`, `limit`, `value`) that is not a
+    /// value: DQX's `get_limit_expr` reads it with `F.expr`; in a dataset
+    /// rule it is compared with an aggregate.
+    Limit { dataset_rule: bool },
 }
 
 impl DqxSite {
@@ -209,46 +215,65 @@ impl DqxSite {
             DqxSite::Filter => "filter",
             DqxSite::Expression => "sql_expression",
             DqxSite::Message => "message_expr",
+            DqxSite::Query => "query",
+            DqxSite::Limit { .. } => "limit",
         }
     }
 }
 
 /// The SQL strings of every check of every DQX checks file, through the
-/// same expression checks, with DQX's consequences in the messages.
+/// same expression checks, with DQX's consequences in the messages. The
+/// `[dqx] variables` are substituted first, as DQX does.
 fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
     use crate::diagnostic::Severity;
     use dqlint_sql::expr::ExprFact;
 
+    let crashes = "the DQX run fails when it applies the check";
     let mut out = Vec::new();
     for file in crate::rules::dqx::checks_files(ctx) {
+        let catalogue = crate::rules::dqx::catalogue_of(ctx);
         for item in file.items() {
-            for (node, site) in dqx_sql_strings(item) {
+            for (node, site) in dqx_sql_strings(catalogue, &ctx.dqx.variables, item) {
                 let Some(text) = node.as_str() else { continue };
-                // `{{ var }}` placeholders (DQ824's) stand in code as names
-                let blanked = crate::rules::dqx::blank_placeholders(text);
+                let read = crate::rules::dqx::substitute(text, &ctx.dqx.variables);
                 let options = dqlint_sql::expr::ExprOptions { udfs: &ctx.udfs };
-                for f in dqlint_sql::expr::check_expression_with(&blanked, options) {
+                let facts = match site {
+                    DqxSite::Query => dqlint_sql::expr::check_query_with(&read.text, options),
+                    _ => dqlint_sql::expr::check_expression_with(&read.text, options),
+                };
+                for f in facts {
                     let mut severity = None;
-                    let message = match f.kind {
-                        ExprFact::SubstitutionToken => continue,
-                        ExprFact::NotBoolean if site == DqxSite::Message => continue,
-                        ExprFact::NotRowLevel
-                            if site == DqxSite::Expression
-                                && (f.message.starts_with(dqlint_sql::expr::SCALAR_SUBQUERY)
-                                    || f.message.starts_with(dqlint_sql::expr::WINDOW_OVER)) =>
+                    let skipped = || {
+                        format!(
+                            "DQX cannot evaluate this {}, so it skips the check at run time \
+                             and every row is flagged (quarantined when the criticality is \
+                             `error`)",
+                            site.name()
+                        )
+                    };
+                    let message = match (f.kind, site) {
+                        (ExprFact::SubstitutionToken, _) => continue,
+                        (ExprFact::NotBoolean, DqxSite::Message | DqxSite::Limit { .. }) => {
+                            continue
+                        }
+                        (ExprFact::NotRowLevel, DqxSite::Limit { dataset_rule: true }) => continue,
+                        (ExprFact::NotRowLevel, DqxSite::Expression)
+                            if f.message.starts_with(dqlint_sql::expr::SCALAR_SUBQUERY)
+                                || f.message.starts_with(dqlint_sql::expr::WINDOW_OVER) =>
                         {
                             continue
                         }
-                        ExprFact::SyntaxError | ExprFact::UnknownFunction => with_consequence(
-                            &f.message,
-                            &format!(
-                                "DQX cannot evaluate this {}, so it skips the check at run time \
-                                 and every row is flagged (quarantined when the criticality is \
-                                 `error`)",
-                                site.name()
-                            ),
-                        ),
-                        ExprFact::NotBoolean => {
+                        (
+                            ExprFact::SyntaxError | ExprFact::UnknownFunction,
+                            DqxSite::Query | DqxSite::Limit { .. },
+                        ) => {
+                            severity = Some(Severity::Error);
+                            with_consequence(&f.message, crashes)
+                        }
+                        (ExprFact::SyntaxError | ExprFact::UnknownFunction, _) => {
+                            with_consequence(&f.message, &skipped())
+                        }
+                        (ExprFact::NotBoolean, _) => {
                             if site == DqxSite::Expression {
                                 severity = Some(Severity::Error);
                             }
@@ -257,7 +282,14 @@ fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
                                 &format!("a non-boolean {} crashes the DQX run", site.name()),
                             )
                         }
-                        ExprFact::NotRowLevel => {
+                        (ExprFact::NotRowLevel, DqxSite::Limit { .. }) => {
+                            severity = Some(Severity::Error);
+                            f.message.replace(
+                                "in an expectation: an expectation is evaluated per row",
+                                &format!("in the limit of a row rule: {crashes}"),
+                            )
+                        }
+                        (ExprFact::NotRowLevel, _) => {
                             if site == DqxSite::Expression {
                                 severity = Some(Severity::Error);
                             }
@@ -271,27 +303,23 @@ fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
                                 ),
                             )
                         }
-                        ExprFact::Nondeterministic => f.message.replace(
+                        (ExprFact::Nondeterministic, _) => f.message.replace(
                             "a row's verdict can differ between the clean path, the DLQ and \
                                  the recycle path",
                             "a rerun of the same checks can split the rows differently",
                         ),
-                        ExprFact::TrailingKeywordAlias => f.message,
+                        (ExprFact::TrailingKeywordAlias, _) => f.message,
                     };
-                    let span = match &file.python {
-                        // A Python string: through the evaluator's source map.
-                        Some(api) => api
-                            .string_source(&node.span, f.range.clone())
-                            .unwrap_or(node.span.clone()),
-                        None => {
-                            map_to_source(ctx.project, file.id(), &node.span, text, f.range.clone())
-                        }
-                    };
+                    // Facts inside a placeholder left unresolved are DQ824's.
+                    if read.in_unresolved(&f.range) {
+                        continue;
+                    }
+                    let range = read.written(f.range.clone());
                     out.push(ExpressionFinding {
                         kind: f.kind,
                         message,
                         file: file.id(),
-                        span,
+                        span: crate::rules::dqx::string_span(ctx, file, node, text, range),
                         expression_span: node.span.clone(),
                         severity,
                     });
@@ -304,7 +332,11 @@ fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
 
 /// The SQL strings of one check item (strings only: another type is
 /// DQ805's or DQ813's).
-fn dqx_sql_strings(item: &dqlint_dqx::Typed) -> Vec<(&dqlint_dqx::Typed, DqxSite)> {
+fn dqx_sql_strings<'t>(
+    catalogue: &dqlint_dqx::Catalogue,
+    variables: &std::collections::BTreeMap<String, String>,
+    item: &'t dqlint_dqx::Typed,
+) -> Vec<(&'t dqlint_dqx::Typed, DqxSite)> {
     let mut out = Vec::new();
     if item.as_map().is_none() {
         return out;
@@ -325,9 +357,28 @@ fn dqx_sql_strings(item: &dqlint_dqx::Typed) -> Vec<(&dqlint_dqx::Typed, DqxSite
                 out.push((v, DqxSite::Filter));
             }
         }
-        if function == Some("sql_expression") {
-            if let Some(v) = args.get("expression") {
-                out.push((v, DqxSite::Expression));
+        match function {
+            Some("sql_expression") => {
+                out.extend(args.get("expression").map(|v| (v, DqxSite::Expression)))
+            }
+            Some("sql_query") => out.extend(args.get("query").map(|v| (v, DqxSite::Query))),
+            _ => {}
+        }
+        let known = function.and_then(|f| catalogue.any_function(f));
+        if let Some(f) = known {
+            let dataset_rule = f.rule_type == dqlint_dqx::RuleType::Dataset;
+            for key in crate::rules::dqx::dq823_dqx_limit_is_expression::LIMITS {
+                let Some(v) = args.get(key).filter(|_| f.param(key).is_some()) else {
+                    continue;
+                };
+                let read = v
+                    .as_str()
+                    .map(|t| crate::rules::dqx::substitute(t, variables).text);
+                if read.is_some_and(|t| {
+                    crate::rules::dqx::dq823_dqx_limit_is_expression::is_expression(&t)
+                }) {
+                    out.push((v, DqxSite::Limit { dataset_rule }));
+                }
             }
         }
     }

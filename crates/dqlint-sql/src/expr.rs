@@ -368,7 +368,14 @@ pub fn check_expression_with(text: &str, options: ExprOptions) -> Vec<ExprFindin
     findings
 }
 
-fn check_prepared(text: &str, options: ExprOptions) -> Vec<ExprFinding> {
+/// The tokens of a text ready for the parser, or the finding that stops it
+/// there (a tokenizer error, nothing to parse, nesting too deep). `None`
+/// when it is too long to parse ([`MAX_TOKENS`]).
+fn tokens_of<'a>(
+    text: &'a str,
+    options: ExprOptions<'a>,
+    what: &str,
+) -> Result<Option<Ctx<'a>>, ExprFinding> {
     let dialect = DatabricksDialect {};
     let tokens = match Tokenizer::new(&dialect, text).tokenize_with_location() {
         Ok(t) => t,
@@ -377,26 +384,149 @@ fn check_prepared(text: &str, options: ExprOptions) -> Vec<ExprFinding> {
             if e.message.to_ascii_lowercase().contains("unterminated") {
                 range.end = text.len();
             }
-            return vec![syntax(humanize_tokenizer_message(&e.message), range)];
+            return Err(syntax(humanize_tokenizer_message(&e.message), range));
         }
     };
     let tokens = fixup_tokens(text, tokens);
     let ctx = Ctx::new(text, tokens, options);
     if ctx.sig.is_empty() {
-        return vec![syntax("the expression is empty".to_string(), 0..text.len())];
+        return Err(syntax(format!("the {what} is empty"), 0..text.len()));
     }
     if ctx.max_paren_depth() > RECURSION_LIMIT {
-        return vec![ctx.parser_error(&ParserError::RecursionLimitExceeded)];
+        return Err(ctx.parser_error(&ParserError::RecursionLimitExceeded));
     }
-    if ctx.sig.len() > MAX_TOKENS {
-        return Vec::new();
-    }
+    Ok((ctx.sig.len() <= MAX_TOKENS).then_some(ctx))
+}
 
+fn check_prepared(text: &str, options: ExprOptions) -> Vec<ExprFinding> {
+    let ctx = match tokens_of(text, options, "expression") {
+        Ok(Some(ctx)) => ctx,
+        Ok(None) => return Vec::new(),
+        Err(finding) => return vec![finding],
+    };
     let expr = match ctx.parse() {
         Ok(e) => e,
         Err(error) => return trailing_keyword_alias(&ctx).unwrap_or_else(|| vec![error]),
     };
     ctx.facts(&expr)
+}
+
+/// Checks a whole query (DQX's `sql_query`), as Spark's `spark.sql` reads
+/// it: whether it parses (a trailing bare keyword is an alias, as in an
+/// expression) and calls of functions that are neither built-ins nor
+/// declared UDFs. Aggregates, windows and subqueries belong in a query:
+/// no finding. `{{ name }}` placeholders must be blanked by the caller.
+pub fn check_query_with(text: &str, options: ExprOptions) -> Vec<ExprFinding> {
+    let ctx = match tokens_of(text, options, "query") {
+        Ok(Some(ctx)) => ctx,
+        Ok(None) => return Vec::new(),
+        Err(finding) => return vec![finding],
+    };
+    let (query, mut out) = match ctx.parse_query() {
+        Ok(q) => (q, Vec::new()),
+        Err(error) => {
+            let Some(last) = ctx.sig.last().copied().filter(|_| ctx.sig.len() > 1) else {
+                return vec![error];
+            };
+            let trailing = unquoted_word(&ctx.tokens[last].token)
+                .filter(|w| TRAILING_KEYWORDS.contains(&w.as_str()));
+            let prefix = Ctx::new(ctx.text, ctx.tokens[..last].to_vec(), ctx.options);
+            match (trailing, prefix.parse_query()) {
+                (Some(_), Ok(q)) => {
+                    let range = ctx.ranges[last].clone();
+                    let keyword = &ctx.text[range.clone()];
+                    let finding = ExprFinding {
+                        kind: ExprFact::TrailingKeywordAlias,
+                        message: format!(
+                            "the query ends in `{keyword}`: Spark reads the trailing keyword as \
+                             an alias and runs only what comes before it, so the clause meant to \
+                             follow `{keyword}` is silently missing"
+                        ),
+                        range,
+                    };
+                    (q, vec![finding])
+                }
+                _ => return vec![error],
+            }
+        }
+    };
+    let mut calls = Vec::new();
+    let _ = visit_expressions(&query, |e| {
+        if let Expr::Function(f) = e {
+            ctx.function_findings(f, &mut calls);
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    calls.retain(|f| f.kind == ExprFact::UnknownFunction);
+    out.extend(calls);
+    out.sort_by_key(|f| (f.range.start, f.range.end));
+    out.dedup();
+    out
+}
+
+/// The functions Spark's grammar calls without parentheses.
+const NILADIC_FUNCTIONS: &[&str] = &[
+    "current_date",
+    "current_time",
+    "current_timestamp",
+    "current_user",
+    "session_user",
+    "user",
+];
+
+/// A column an expression reads: the name as Spark resolves it (unquoted,
+/// the first part of a dotted path) and where it is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnRef {
+    pub name: String,
+    pub range: Range<usize>,
+}
+
+/// The columns a row-level expression reads (`a > 0 AND s.city = 'x'`: `a`
+/// and `s`), without lambda parameters (`exists(xs, x -> x > 0)` reads
+/// `xs`); `None` when it does not parse whole. LHP tokens are blanked as
+/// [`check_expression`] does.
+pub fn column_references(text: &str) -> Option<Vec<ColumnRef>> {
+    let subs = text::substitution_tokens(text);
+    let prepared = text::blank_code_tokens(text, &subs);
+    let ctx = tokens_of(&prepared, ExprOptions::default(), "expression").ok()??;
+    let expr = ctx.parse().ok()?;
+    let mut lambda_params: Vec<String> = Vec::new();
+    let mut idents: Vec<sqlparser::ast::Ident> = Vec::new();
+    let _ = visit_expressions(&expr, |e| {
+        match e {
+            Expr::Lambda(l) => {
+                lambda_params.extend(l.params.iter().map(|p| p.name.value.to_ascii_lowercase()))
+            }
+            Expr::Identifier(i) => idents.push(i.clone()),
+            Expr::CompoundIdentifier(parts) => idents.extend(parts.first().cloned()),
+            _ => {}
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    let mut out = Vec::new();
+    for ident in idents {
+        // `100L`, `1.5D`: a typed number literal the tokenizer reads as a word
+        let number =
+            ident.quote_style.is_none() && ident.value.starts_with(|c: char| c.is_ascii_digit());
+        // `current_date`, `user`: functions Spark calls without parentheses
+        // when no column has the name (pyspark 4.3: `SELECT user`)
+        let niladic = ident.quote_style.is_none()
+            && NILADIC_FUNCTIONS
+                .iter()
+                .any(|f| ident.value.eq_ignore_ascii_case(f));
+        if number || niladic || lambda_params.contains(&ident.value.to_ascii_lowercase()) {
+            continue;
+        }
+        let Some(token) = ctx.token_at_location(ident.span.start) else {
+            continue;
+        };
+        out.push(ColumnRef {
+            name: ident.value,
+            range: ctx.ranges[token].clone(),
+        });
+    }
+    Some(out)
 }
 
 /// The expression tree of a rule text as [`check_expression`] reads it
@@ -457,6 +587,29 @@ fn trailing_keyword_alias(ctx: &Ctx) -> Option<Vec<ExprFinding>> {
 }
 
 impl Ctx<'_> {
+    /// The tokens as one query that reaches the end of the text (trailing
+    /// semicolons allowed, as `spark.sql` allows them).
+    fn parse_query(&self) -> Result<Box<Query>, ExprFinding> {
+        let dialect = DatabricksDialect {};
+        let mut parser = Parser::new(&dialect)
+            .with_recursion_limit(RECURSION_LIMIT)
+            .with_tokens_with_locations(self.tokens.clone());
+        let query = parser.parse_query().map_err(|e| self.parser_error(&e))?;
+        while parser.consume_token(&Token::SemiColon) {}
+        let next = parser.peek_token();
+        if next.token != Token::EOF {
+            let range = self.range_at_location(next.span.start);
+            return Err(syntax(
+                format!(
+                    "expected the end of the query, found {}",
+                    describe_token(&next.token)
+                ),
+                range,
+            ));
+        }
+        Ok(query)
+    }
+
     /// The tokens as one expression that reaches the end of the text.
     fn parse(&self) -> Result<Expr, ExprFinding> {
         let dialect = DatabricksDialect {};

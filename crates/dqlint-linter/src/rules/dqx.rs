@@ -44,6 +44,8 @@ pub mod dq860_dqx_checks_and_location;
 pub mod dq861_dqx_prefiltered_errors;
 pub mod dq862_dqx_no_checks_source;
 
+use std::ops::Range;
+
 use dqlint_dqx::{Catalogue, Format, Function, Kind, Loaded, Typed};
 use dqlint_pipeline::dqx_api::{ApiCheck, ApiRun, DqxApi, RunSource};
 use dqlint_pipeline::PythonModule;
@@ -413,15 +415,90 @@ pub fn canonical(value: &Typed) -> String {
     }
 }
 
-/// `text` with each `{{ ... }}` placeholder (DQX's own pattern,
-/// [`dq824_dqx_unresolved_placeholder::placeholders`]) replaced by
-/// underscores of the same length: a name, so that SQL around an unresolved
-/// placeholder still parses and keeps its offsets.
-pub fn blank_placeholders(text: &str) -> String {
-    let mut out = text.to_string();
-    for (_, range) in dq824_dqx_unresolved_placeholder::placeholders(text) {
-        let width = range.len();
-        out.replace_range(range, &"_".repeat(width));
+/// A DQX string as the run reads it: each `{{ name }}` with a `[dqx]
+/// variables` entry replaced by its value, as DQX's `resolve_variables`
+/// does before anything reads the checks, and each other placeholder
+/// (DQ824's) by underscores of its length, a name, so that SQL around it
+/// still parses. Keeps the way back to the written string's offsets.
+pub struct Substituted {
+    pub text: String,
+    pieces: Vec<Piece>,
+}
+
+/// One placeholder replaced: where its replacement is in the substituted
+/// text, where the placeholder is in the written string.
+struct Piece {
+    new: Range<usize>,
+    old: Range<usize>,
+    resolved: bool,
+}
+
+impl Substituted {
+    /// A range of [`Substituted::text`] in the written string: a range
+    /// that touches a replacement widens to the whole placeholder.
+    pub fn written(&self, range: Range<usize>) -> Range<usize> {
+        let start = self.written_offset(range.start, false);
+        start..self.written_offset(range.end, true).max(start)
     }
-    out
+
+    fn written_offset(&self, at: usize, is_end: bool) -> usize {
+        let mut shift = 0isize;
+        for piece in &self.pieces {
+            let inside = if is_end {
+                piece.new.start < at && at <= piece.new.end
+            } else {
+                piece.new.start <= at && at < piece.new.end
+            };
+            if inside {
+                return if is_end {
+                    piece.old.end
+                } else {
+                    piece.old.start
+                };
+            }
+            if at < piece.new.end || (is_end && at == piece.new.end) {
+                break;
+            }
+            shift = piece.old.end as isize - piece.new.end as isize;
+        }
+        at.saturating_add_signed(shift)
+    }
+
+    /// Whether a placeholder is left unresolved.
+    pub fn has_unresolved(&self) -> bool {
+        self.pieces.iter().any(|p| !p.resolved)
+    }
+
+    /// Whether a range of the text lies within one unresolved placeholder.
+    pub fn in_unresolved(&self, range: &Range<usize>) -> bool {
+        self.pieces
+            .iter()
+            .any(|p| !p.resolved && p.new.start <= range.start && range.end <= p.new.end)
+    }
+}
+
+/// `text` with the variables substituted; see [`Substituted`].
+pub fn substitute(
+    text: &str,
+    variables: &std::collections::BTreeMap<String, String>,
+) -> Substituted {
+    let mut out = String::with_capacity(text.len());
+    let mut pieces = Vec::new();
+    let mut from = 0;
+    for (name, range) in dq824_dqx_unresolved_placeholder::placeholders(text) {
+        out.push_str(&text[from..range.start]);
+        let start = out.len();
+        match variables.get(&name) {
+            Some(value) => out.push_str(value),
+            None => out.push_str(&"_".repeat(range.len())),
+        }
+        pieces.push(Piece {
+            new: start..out.len(),
+            old: range.clone(),
+            resolved: variables.contains_key(&name),
+        });
+        from = range.end;
+    }
+    out.push_str(&text[from..]);
+    Substituted { text: out, pieces }
 }

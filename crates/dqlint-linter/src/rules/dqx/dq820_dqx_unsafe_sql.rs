@@ -243,9 +243,11 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     "DQX skips the check at run time, so every row is flagged (quarantined \
                      when the criticality is `error`)"
                 };
-                for (range, word, comment) in
-                    unsafe_words(&crate::rules::dqx::blank_placeholders(text))
-                {
+                let read = crate::rules::dqx::substitute(text, &ctx.dqx.variables);
+                for (range, word, comment) in unsafe_words(&read.text) {
+                    let word = word.to_string();
+                    let range = read.written(range);
+                    let comment = comment.map(|c| read.written(c));
                     let span = crate::rules::dqx::string_span(ctx, file, node, text, range);
                     let place = if comment.is_some() {
                         " (in a comment)"

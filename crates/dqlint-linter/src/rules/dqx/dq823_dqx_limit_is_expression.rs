@@ -1,7 +1,10 @@
 //! ## What it does
 //! Reports a string `limit`, `min_limit`, `max_limit` or `value` argument
 //! that is neither a number, nor an ISO date or timestamp, nor a quoted
-//! SQL string literal (`"'abc'"`).
+//! SQL string literal (`"'abc'"`), after `[dqx] variables` are
+//! substituted. With a table schema for the file in `[dqx.schemas]`, a
+//! limit naming a column the table lacks is an error: the run crashes.
+//! Whether the expression parses is the SQL rules' (DQ301, DQ306).
 //!
 //! ## Why is this bad?
 //! DQX's `get_limit_expr` reads such a string as a SQL expression
@@ -41,9 +44,9 @@
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::checks_files;
+use crate::rules::dqx::{checks_files, substitute};
 
-const LIMITS: &[&str] = &["limit", "min_limit", "max_limit", "value"];
+pub const LIMITS: &[&str] = &["limit", "min_limit", "max_limit", "value"];
 
 /// What `get_limit_expr` does not read as an expression: digits, and what
 /// `datetime.fromisoformat` parses (approximated by its date prefix); a
@@ -65,9 +68,16 @@ fn is_value(s: &str) -> bool {
         || (t.len() >= 2 && t.starts_with('\'') && t.ends_with('\''))
 }
 
+/// A limit string DQX evaluates as SQL: not a value, and no placeholder
+/// (DQ824's until it resolves).
+pub fn is_expression(s: &str) -> bool {
+    !is_value(s) && !s.contains("{{")
+}
+
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ823");
     for file in checks_files(ctx) {
+        let schema = ctx.dqx.schema_for(&file.file.rel);
         for item in file.items() {
             let Some(args) = item.get("check").and_then(|c| c.get("arguments")) else {
                 continue;
@@ -75,19 +85,52 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             for key in LIMITS {
                 let Some(value) = args.get(key) else { continue };
                 let Some(text) = value.as_str() else { continue };
-                if is_value(text) || text.contains("{{") {
+                let read = substitute(text, &ctx.dqx.variables);
+                if !is_expression(&read.text) {
                     continue;
                 }
-                out.push(Diagnostic::at(
-                    me,
-                    file.id(),
-                    value.span.clone(),
-                    format!(
-                        "`{key}: {text}` is read as a SQL expression, not a value: DQX compares \
-                         with what `{text}` evaluates to, and the run crashes when it names no \
-                         column; quote it (\"'{text}'\") if it is a string"
-                    ),
-                ));
+                // With the table's schema: the columns it names that the table lacks.
+                let missing: Vec<String> = schema
+                    .and_then(|s| {
+                        let refs = dqlint_sql::expr::column_references(&read.text)?;
+                        Some(
+                            refs.into_iter()
+                                .filter(|r| !read.in_unresolved(&r.range) && !s.has_column(&r.name))
+                                .map(|r| format!("`{}`", r.name))
+                                .collect(),
+                        )
+                    })
+                    .unwrap_or_default();
+                let mut d = if missing.is_empty() {
+                    Diagnostic::at(
+                        me,
+                        file.id(),
+                        value.span.clone(),
+                        format!(
+                            "`{key}: {text}` is read as a SQL expression, not a value: DQX \
+                             compares with what `{text}` evaluates to, and the run crashes when \
+                             it names no column; quote it (\"'{text}'\") if it is a string"
+                        ),
+                    )
+                } else {
+                    Diagnostic::at(
+                        me,
+                        file.id(),
+                        value.span.clone(),
+                        format!(
+                            "`{key}: {text}` is read as a SQL expression naming {}, which the \
+                             table lacks (schema from `[dqx.schemas]` \"{}\"): the DQX run \
+                             crashes (`UNRESOLVED_COLUMN`); write the value, or quote it \
+                             (\"'{text}'\") if it is a string",
+                            missing.join(", "),
+                            schema.map_or("", |s| s.files.as_str())
+                        ),
+                    )
+                };
+                if !missing.is_empty() {
+                    d = d.severity(crate::diagnostic::Severity::Error);
+                }
+                out.push(d);
             }
         }
     }

@@ -4,13 +4,18 @@
 //! `for_each_column` item that names a column the schema lacks, with a
 //! did-you-mean. Names are compared as Spark compares them, ignoring case;
 //! for a nested field (`address.city`) the top-level column is checked.
-//! Arguments that are SQL expressions rather than names (`price * 2`) are
-//! left to the SQL rules. Without a schema for the file the rule is silent.
+//! The columns read by the check's SQL are checked too: the item's
+//! `filter` and `message_expr`, `arguments.row_filter` and
+//! `sql_expression`'s `expression` (lambda parameters and functions Spark
+//! calls without parentheses, such as `current_date`, are not columns).
+//! `[dqx] variables` are substituted first, as DQX does. Without a schema
+//! for the file the rule is silent.
 //!
 //! ## Why is this bad?
 //! DQX validates and builds the check without looking at the data; at run
 //! time it finds the column missing and **skips the check**, reporting
-//! "Check evaluation skipped due to invalid check columns" on every row:
+//! "Check evaluation skipped due to invalid check columns" (or "invalid
+//! check filter", "invalid sql expression") on every row:
 //! with `criticality: error`, **every row is quarantined** (checked with
 //! `dqx_oracle.py --apply`: all rows invalid).
 //!
@@ -49,7 +54,7 @@ use dqlint_dqx::Typed;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, closest, resolved_in};
+use crate::rules::dqx::{checks_files, closest, resolved_in, string_span, substitute};
 
 /// The top-level column a value names, when it is a plain name, a dotted
 /// path or a backticked name; `None` for an expression.
@@ -76,7 +81,11 @@ pub fn check(ctx: &Context, out: &mut Findings) {
         let Some(schema) = ctx.dqx.schema_for(&file.file.rel) else {
             continue;
         };
-        let known = |name: &str| schema.columns.iter().any(|c| c.eq_ignore_ascii_case(name));
+        let hint = |name: &str| {
+            closest(name, schema.columns.iter().map(String::as_str))
+                .map(|c| format!(" (did you mean `{c}`?)"))
+                .unwrap_or_default()
+        };
         for item in file.items() {
             let Some(check) = resolved_in(ctx, item) else {
                 continue;
@@ -96,25 +105,84 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 }
             }
             for value in named {
-                let Some(name) = value.as_str().and_then(column_name) else {
+                let Some(text) = value.as_str() else { continue };
+                let read = substitute(text, &ctx.dqx.variables);
+                if read.has_unresolved() {
+                    continue; // DQ824's
+                }
+                let Some(name) = column_name(&read.text) else {
                     continue;
                 };
-                if known(name) {
+                if schema.has_column(name) {
                     continue;
                 }
-                let hint = closest(name, schema.columns.iter().map(String::as_str))
-                    .map(|c| format!(" (did you mean `{c}`?)"))
-                    .unwrap_or_default();
                 out.push(Diagnostic::at(
                     me,
                     file.id(),
                     value.span.clone(),
                     format!(
-                        "the table of this checks file has no column `{name}`{hint}: DQX skips the check at run time and reports it on every row (all rows quarantined for `error`; schema from `[dqx.schemas]` \"{}\")",
+                        "the table of this checks file has no column `{name}`{}: DQX skips the check at run time and reports it on every row (all rows quarantined for `error`; schema from `[dqx.schemas]` \"{}\")",
+                        hint(name),
                         schema.files
                     ),
                 ));
             }
+            // The columns its SQL reads: a filter, an expression, a message.
+            for (node, site) in sql_strings(item) {
+                let Some(text) = node.as_str() else { continue };
+                let read = substitute(text, &ctx.dqx.variables);
+                let Some(refs) = dqlint_sql::expr::column_references(&read.text) else {
+                    continue; // DQ301's
+                };
+                for r in refs {
+                    if read.in_unresolved(&r.range) || schema.has_column(&r.name) {
+                        continue;
+                    }
+                    let written = read.written(r.range);
+                    let from = text
+                        .get(written.clone())
+                        .filter(|w| w.starts_with("{{"))
+                        .map(|w| format!(" (the value of `{w}`)"))
+                        .unwrap_or_default();
+                    let span = string_span(ctx, file, node, text, written);
+                    out.push(Diagnostic::at(
+                        me,
+                        file.id(),
+                        span,
+                        format!(
+                            "the {site} reads `{}`{from}, a column the table of this checks file lacks{}: DQX cannot evaluate it, so it skips the check at run time and reports it on every row (all rows quarantined for `error`; schema from `[dqx.schemas]` \"{}\")",
+                            r.name,
+                            hint(&r.name),
+                            schema.files
+                        ),
+                    ));
+                }
+            }
         }
     }
+}
+
+/// The row-level SQL strings of a check: the item's `filter` and
+/// `message_expr`, `arguments.row_filter`, `sql_expression`'s
+/// `expression` (not `ref_row_filter`, which reads the reference table).
+fn sql_strings(item: &Typed) -> Vec<(&Typed, &'static str)> {
+    let mut out: Vec<(&Typed, &'static str)> = Vec::new();
+    out.extend(item.get("filter").map(|f| (f, "filter")));
+    out.extend(item.get("message_expr").map(|m| (m, "message_expr")));
+    let check = item.get("check");
+    let args = check.and_then(|c| c.get("arguments"));
+    out.extend(
+        args.and_then(|a| a.get("row_filter"))
+            .map(|f| (f, "row_filter")),
+    );
+    let function = check
+        .and_then(|c| c.get("function"))
+        .and_then(Typed::as_str);
+    if function == Some("sql_expression") {
+        out.extend(
+            args.and_then(|a| a.get("expression"))
+                .map(|e| (e, "sql_expression")),
+        );
+    }
+    out
 }
