@@ -455,6 +455,22 @@ impl DqxSchema {
 }
 
 impl DqxConfig {
+    /// The DQX function catalogue checked against: `version` (default
+    /// 0.17.0), its `extras` installed, its `custom_functions` registered.
+    pub fn catalogue(&self) -> dqlint_dqx::Catalogue {
+        let base = self
+            .version
+            .as_deref()
+            .and_then(dqlint_dqx::catalogue)
+            .unwrap_or_else(dqlint_dqx::Catalogue::default_version);
+        let extras: Vec<dqlint_dqx::Extra> = self
+            .extras
+            .iter()
+            .filter_map(|e| dqlint_dqx::Extra::parse(e))
+            .collect();
+        base.configured(&extras, &self.custom_functions)
+    }
+
     /// The schema of the checks file at project-relative `rel`: the last
     /// matching entry.
     pub fn schema_for(&self, rel: &str) -> Option<&DqxSchema> {

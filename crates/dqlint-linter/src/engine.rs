@@ -82,21 +82,7 @@ impl<'a> Context<'a> {
     /// The DQX function catalogue checked against: `[dqx] version` (default
     /// 0.17.0), its `extras` installed, its `custom_functions` registered.
     pub fn dqx_catalogue(&self) -> &dqlint_dqx::Catalogue {
-        self.dqx_catalogue.get_or_init(|| {
-            let base = self
-                .dqx
-                .version
-                .as_deref()
-                .and_then(dqlint_dqx::catalogue)
-                .unwrap_or_else(dqlint_dqx::Catalogue::default_version);
-            let extras: Vec<dqlint_dqx::Extra> = self
-                .dqx
-                .extras
-                .iter()
-                .filter_map(|e| dqlint_dqx::Extra::parse(e))
-                .collect();
-            base.configured(&extras, &self.dqx.custom_functions)
-        })
+        self.dqx_catalogue.get_or_init(|| self.dqx.catalogue())
     }
 
     pub fn new(project: &'a Project) -> Context<'a> {

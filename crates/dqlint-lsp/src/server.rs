@@ -501,11 +501,15 @@ impl LanguageServer for Backend {
         let project = self.workspace.project_of(&path).and_then(|p| p.snapshot());
         let items = self
             .guarded("completion", || {
+                let catalogue = project.as_ref().map(|s| s.config.dqx.catalogue());
                 completion::completions(
                     &text,
                     &path,
                     at.position,
                     project.as_ref().map(|s| &s.project),
+                    catalogue
+                        .as_ref()
+                        .unwrap_or_else(|| crate::handlers::dqx::catalogue()),
                 )
             })
             .await?;

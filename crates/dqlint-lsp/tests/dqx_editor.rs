@@ -199,3 +199,158 @@ async fn completion_offers_the_item_and_check_keys_not_yet_present() {
     assert_eq!(check[0]["textEdit"]["newText"], "for_each_column:");
     assert!(client.shutdown_and_exit().await);
 }
+
+const JSON_PATH: &str = "quality/orders.json";
+
+/// The whole buffer replaced, as a client does without ranges.
+fn replace_text(client: &TestClient, uri: &str, version: i32, text: &str) {
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": { "uri": uri, "version": version },
+            "contentChanges": [{ "text": text }]
+        }),
+    );
+}
+
+/// The line and UTF-16 column of the first `|` in `text`, and the text
+/// without it.
+fn cursor(text: &str) -> (String, u32, u32) {
+    let at = text.find('|').unwrap();
+    let line = text[..at].matches('\n').count() as u32;
+    let column = text[..at]
+        .rsplit('\n')
+        .next()
+        .unwrap()
+        .encode_utf16()
+        .count() as u32;
+    (text.replacen('|', "", 1), line, column)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_checks_complete_keys_functions_arguments_and_values_and_hover() {
+    let (text, line, column) = cursor(
+        "[\n  {\n    \"criticality\": \"error\",\n    \"check\": {\n      \"function\": \"is_in_r|ange\",\n      \"arguments\": {\"column\": \"amount\", \"min_limit\": 1, \"max_limit\": 9}\n    }\n  }\n]\n",
+    );
+    let project = TestProject::new(&[(PATH, CHECKS), (JSON_PATH, &text)]);
+    let uri = project.uri(JSON_PATH);
+    let mut client = started(&project).await;
+    client.open(&project.path(JSON_PATH), 1);
+
+    // Inside the quotes: the bare name replaces what is typed.
+    let functions = client
+        .request("textDocument/completion", at(&uri, line, column))
+        .await;
+    assert_eq!(labels(&functions), ["is_in_range"]);
+    let edit = &functions.as_array().unwrap()[0]["textEdit"];
+    assert_eq!(edit["newText"], "is_in_range");
+    assert_eq!(edit["range"], range((line, column - 7), (line, column)));
+
+    // Hover on the written function name.
+    let hover = client
+        .request("textDocument/hover", at(&uri, line, column - 3))
+        .await;
+    assert!(
+        hover_text(&hover).contains("**`is_in_range`**: DQX row rule"),
+        "{hover}"
+    );
+
+    // A key of the arguments, outside quotes: quoted, and not `column` again.
+    let (typed, line, column) = cursor(
+        "[{\"check\": {\"function\": \"is_in_range\", \"arguments\": {\"column\": \"amount\", |}}}]\n",
+    );
+    replace_text(&client, &uri, 2, &typed);
+    let args = client
+        .request("textDocument/completion", at(&uri, line, column))
+        .await;
+    let names = labels(&args);
+    assert!(names.contains(&"min_limit".to_string()), "{names:?}");
+    assert!(!names.contains(&"column".to_string()), "{names:?}");
+    let min = args
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == "min_limit")
+        .unwrap();
+    assert_eq!(min["textEdit"]["newText"], "\"min_limit\": ");
+
+    // Item keys, and criticality values.
+    let (typed, line, column) = cursor("[{\"check\": {}, \"cr|\"}]\n");
+    replace_text(&client, &uri, 3, &typed);
+    let keys = client
+        .request("textDocument/completion", at(&uri, line, column))
+        .await;
+    assert_eq!(labels(&keys), ["criticality"]);
+    let (typed, line, column) = cursor("[{\"criticality\": |}]\n");
+    replace_text(&client, &uri, 4, &typed);
+    let values = client
+        .request("textDocument/completion", at(&uri, line, column))
+        .await;
+    assert_eq!(labels(&values), ["error", "warn"]);
+    assert_eq!(
+        values.as_array().unwrap()[0]["textEdit"]["newText"],
+        "\"error\""
+    );
+    assert!(client.shutdown_and_exit().await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn enumerated_arguments_complete_their_values() {
+    let text = "- check:\n    function: has_valid_string_case\n    arguments:\n      column: name\n      case: \n- check:\n    function: is_aggr_not_greater_than\n    arguments:\n      column: amount\n      aggr_type: st\n";
+    let project = TestProject::new(&[(PATH, text)]);
+    let uri = project.uri(PATH);
+    let mut client = started(&project).await;
+    let cases = client
+        .request("textDocument/completion", at(&uri, 4, 12))
+        .await;
+    assert_eq!(labels(&cases), ["lower", "sentence", "title", "upper"]);
+    let aggregates = client
+        .request("textDocument/completion", at(&uri, 9, 19))
+        .await;
+    assert_eq!(labels(&aggregates), ["stddev", "stddev_pop", "stddev_samp"]);
+    assert_eq!(
+        aggregates.as_array().unwrap()[0]["textEdit"]["range"],
+        range((9, 17), (9, 19))
+    );
+    assert!(client.shutdown_and_exit().await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn completion_and_hover_follow_the_configured_dqx_version_and_extras() {
+    let text = "- check:\n    function: has_num\n- check:\n    function: is_in_range\n    arguments: {column: a, min_limit: 1, max_limit: 2}\n- check:\n    function: does_not_contain_pi\n";
+    let project = TestProject::new(&[
+        (PATH, text),
+        ("dqlint.toml", "[dqx]\nversion = \"0.16.0\"\n"),
+    ]);
+    let uri = project.uri(PATH);
+    let mut client = started(&project).await;
+    // `has_num_decimal_places` is 0.17 only.
+    let none = client
+        .request("textDocument/completion", at(&uri, 1, 21))
+        .await;
+    assert!(none.is_null() || labels(&none).is_empty(), "{none}");
+    let hover = client.request("textDocument/hover", at(&uri, 3, 16)).await;
+    assert!(
+        hover_text(&hover).contains("checked against 0.16.0"),
+        "{hover}"
+    );
+    assert!(client.shutdown_and_exit().await);
+
+    // The `pii` extra's functions only when it is installed.
+    let project = TestProject::new(&[(PATH, text), ("dqlint.toml", "[dqx]\nextras = [\"pii\"]\n")]);
+    let uri = project.uri(PATH);
+    let mut client = started(&project).await;
+    let pii = client
+        .request("textDocument/completion", at(&uri, 6, 33))
+        .await;
+    assert_eq!(labels(&pii), ["does_not_contain_pii"]);
+    assert!(client.shutdown_and_exit().await);
+    let project = TestProject::new(&[(PATH, text)]);
+    let uri = project.uri(PATH);
+    let mut client = started(&project).await;
+    let none = client
+        .request("textDocument/completion", at(&uri, 6, 33))
+        .await;
+    assert!(none.is_null() || labels(&none).is_empty(), "{none}");
+    assert!(client.shutdown_and_exit().await);
+}

@@ -52,13 +52,14 @@ pub fn completions(
     path: &Path,
     position: Position,
     project: Option<&Project>,
+    catalogue: &dqlint_dqx::Catalogue,
 ) -> Vec<CompletionItem> {
     // Nothing in files no dialect claims: outside any project, or a file
     // the project does not read (CI workflows, docker-compose, ...).
     let Some(kind) = project.and_then(|p| p.file_by_path(path)).map(|f| f.kind) else {
         return Vec::new();
     };
-    completions_in(text, kind, path, position, project)
+    completions_in(text, kind, path, position, project, catalogue)
 }
 
 /// Completions in a file of `kind`.
@@ -68,6 +69,7 @@ pub(super) fn completions_in(
     path: &Path,
     position: Position,
     project: Option<&Project>,
+    catalogue: &dqlint_dqx::Catalogue,
 ) -> Vec<CompletionItem> {
     let lines: Vec<&str> = text.split('\n').collect();
     let Some(line) = lines
@@ -138,8 +140,20 @@ pub(super) fn completions_in(
     }
 
     if kind == FileKind::DqxChecks {
-        let (candidates, replaced) =
-            super::dqx::completions(&lines, position.line as usize, before);
+        let is_json = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        let (candidates, replaced) = if is_json {
+            let offset: usize = lines[..position.line as usize]
+                .iter()
+                .map(|l| l.len() + 1)
+                .sum::<usize>()
+                + before.len();
+            super::dqx::json_completions(catalogue, text, offset)
+        } else {
+            super::dqx::completions(catalogue, &lines, position.line as usize, before)
+        };
+        let replaced = replaced.min(before.len());
         let replaced = &before[before.len() - replaced..];
         return candidates
             .into_iter()
@@ -477,6 +491,7 @@ mod tests {
             Path::new("/p/pipelines/f.yaml"),
             Position { line, character },
             None,
+            crate::handlers::dqx::catalogue(),
         )
         .into_iter()
         .map(|i| i.label)
@@ -490,6 +505,7 @@ mod tests {
             Path::new(file),
             Position { line, character },
             None,
+            crate::handlers::dqx::catalogue(),
         )
         .into_iter()
         .map(|i| i.label)

@@ -1,11 +1,15 @@
 //! DQX checks files in the editor (the "Editor" section of the DQX
 //! contract): hover on a check function's name (its signature, parameter
 //! types and defaults, rule type, minimum DBR, the DQX versions that have
-//! it), on an argument (its parameter) and on `criticality`; completion of function names, of the
-//! arguments a check still misses, of the item and `check:` keys not yet
-//! written, of `bool` argument values and of `criticality` values. Read from the buffer's lines (block YAML, as
-//! checks files are written), against the catalogue the DQX rules check
-//! with. DQX's fixes come as code actions through their findings.
+//! it), on an argument (its parameter) and on `criticality`; completion of
+//! function names, of the arguments a check still misses, of the item and
+//! `check:` keys not yet written, of argument values DQX knows (`bool`,
+//! the enumerations it checks, curated `aggr_type`s) and of `criticality`
+//! values. YAML is read from the buffer's lines (block YAML, as checks
+//! files are written), JSON with the tolerant scan of [`super::dqx_json`];
+//! both against the catalogue the project's `[dqx]` configures (version,
+//! extras, custom functions), as the DQX rules check. DQX's fixes come as
+//! code actions through their findings.
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -185,69 +189,103 @@ pub fn function_doc(cat: &Catalogue, f: &Function) -> String {
     out
 }
 
+/// The hover of a check function: its documentation and policy kind.
+fn function_hover(cat: &Catalogue, name: &str) -> Option<String> {
+    let f = cat.any_function(name)?;
+    let kind = match f.name.as_str() {
+        "sql_expression" => "by its `expression`, as a pipeline rule".to_string(),
+        name => format!(
+            "`{}`",
+            dqlint_linter::rules::policy::function_kind(name).name()
+        ),
+    };
+    Some(format!("{}\n\nPolicy kind: {kind}", function_doc(cat, f)))
+}
+
+/// The hover of `criticality`, marking the check's own value.
+fn criticality_hover(value: &str) -> String {
+    let mut out =
+        String::from("`criticality`: what a row failing this check becomes (default `error`).\n\n");
+    for v in CRITICALITIES {
+        let mark = if *v == value { " (this check)" } else { "" };
+        let _ = writeln!(out, "- `{v}`{mark}: {}", criticality_doc(v).unwrap_or(""));
+    }
+    out.trim_end().to_string()
+}
+
+/// The hover of an argument: its parameter.
+fn param_hover(f: &Function, name: &str) -> Option<String> {
+    let p = f.param(name)?;
+    let ty = if p.type_text.is_empty() {
+        "any".to_string()
+    } else {
+        p.type_text.clone()
+    };
+    let default = match (&p.default, p.required) {
+        (Some(d), false) => format!("optional, default `{d}`"),
+        _ => "required".to_string(),
+    };
+    Some(format!(
+        "`{}: {ty}` ({default}): a parameter of `{}`\n\n```python\n{}\n```",
+        p.name,
+        f.name,
+        f.signature()
+    ))
+}
+
 /// Hover in a checks file's line `line` at byte `at` (of the line):
 /// where the hover applies (in the line) and its markdown.
-pub fn hover(lines: &[&str], line_no: usize, at: usize) -> Option<(Range<usize>, String)> {
+pub fn hover(
+    cat: &Catalogue,
+    lines: &[&str],
+    line_no: usize,
+    at: usize,
+) -> Option<(Range<usize>, String)> {
     let k = key_line(lines.get(line_no)?)?;
     let on = |r: &Range<usize>| r.start <= at && at <= r.end;
     match k.key {
         "function" if on(&k.value_span) || on(&k.key_span) => {
-            let cat = catalogue();
-            let f = cat.any_function(k.value)?;
-            let kind = match f.name.as_str() {
-                "sql_expression" => "by its `expression`, as a pipeline rule".to_string(),
-                name => format!(
-                    "`{}`",
-                    dqlint_linter::rules::policy::function_kind(name).name()
-                ),
-            };
-            Some((
-                k.value_span.clone(),
-                format!("{}\n\nPolicy kind: {kind}", function_doc(cat, f)),
-            ))
+            Some((k.value_span.clone(), function_hover(cat, k.value)?))
         }
         "criticality" if on(&k.value_span) || on(&k.key_span) => {
-            let mut out = String::from(
-                "`criticality`: what a row failing this check becomes (default `error`).\n\n",
-            );
-            for v in CRITICALITIES {
-                let mark = if *v == k.value { " (this check)" } else { "" };
-                let _ = writeln!(out, "- `{v}`{mark}: {}", criticality_doc(v).unwrap_or(""));
-            }
             let span = if on(&k.value_span) && !k.value.is_empty() {
                 k.value_span.clone()
             } else {
                 k.key_span.clone()
             };
-            Some((span, out.trim_end().to_string()))
+            Some((span, criticality_hover(k.value)))
         }
         _ if on(&k.key_span) => {
             // An argument of a check: its parameter.
             let args = arguments_above(lines, line_no, k.indent)?;
-            let cat = catalogue();
             let f = function_of_block(lines, args).and_then(|n| cat.any_function(n))?;
-            let p = f.param(k.key)?;
-            let ty = if p.type_text.is_empty() {
-                "any".to_string()
-            } else {
-                p.type_text.clone()
-            };
-            let default = match (&p.default, p.required) {
-                (Some(d), false) => format!("optional, default `{d}`"),
-                _ => "required".to_string(),
-            };
-            Some((
-                k.key_span.clone(),
-                format!(
-                    "`{}: {ty}` ({default}): a parameter of `{}`\n\n```python\n{}\n```",
-                    p.name,
-                    f.name,
-                    f.signature()
-                ),
-            ))
+            Some((k.key_span.clone(), param_hover(f, k.key)?))
         }
         _ => None,
     }
+}
+
+/// Hover in a JSON checks file at byte `offset`: the range of the text it
+/// applies to and its markdown (a function name, a criticality, an
+/// argument name).
+pub fn json_hover(cat: &Catalogue, text: &str, offset: usize) -> Option<(Range<usize>, String)> {
+    use super::dqx_json::{Block, Writing};
+    let at = super::dqx_json::at(text, offset)?;
+    if !at.in_string {
+        return None;
+    }
+    let word = text.get(at.token.clone())?;
+    let doc = match (&at.block, &at.writing) {
+        (Block::Check, Writing::Value { key }) if key == "function" => function_hover(cat, word)?,
+        (Block::Item, Writing::Value { key }) if key == "criticality" => criticality_hover(word),
+        (Block::Item, Writing::Key) if word == "criticality" => criticality_hover(""),
+        (Block::Arguments, Writing::Key) => param_hover(
+            at.function.as_deref().and_then(|n| cat.any_function(n))?,
+            word,
+        )?,
+        _ => return None,
+    };
+    Some((at.token, doc))
 }
 
 /// A completion: label, detail, documentation, text inserted in place of
@@ -267,90 +305,101 @@ pub enum CandidateKind {
     Value,
 }
 
-/// Completions in a checks file at line `line_no`, `before` being the
-/// line up to the cursor; with the length of the word they replace.
-pub fn completions(lines: &[&str], line_no: usize, before: &str) -> (Vec<Candidate>, usize) {
-    let cat = catalogue();
-    let indent = before.len() - before.trim_start().len();
-    let body = before.trim_start();
-    let body = body.strip_prefix("- ").unwrap_or(body);
-    if let Some((key, value)) = body.split_once(':') {
-        let key = key.trim();
-        let lead = if value.is_empty() { " " } else { "" };
-        let partial = value.trim_start().trim_start_matches(['"', '\'']);
-        let out: Vec<Candidate> = match key {
-            "function" => {
-                let mut functions: Vec<&Function> = cat.functions().collect();
-                // Row rules first: a check is one unless it names a dataset function.
-                functions.sort_by_key(|f| (f.rule_type == RuleType::Dataset, f.name.clone()));
-                functions
-                    .into_iter()
-                    .filter(|f| f.name.starts_with(partial))
-                    .map(|f| Candidate {
-                        label: f.name.clone(),
-                        detail: Some(format!("{} rule: {}", f.rule_type.as_str(), f.signature())),
-                        doc: Some(function_doc(cat, f)),
-                        insert: format!("{lead}{}", f.name),
-                        kind: CandidateKind::Function,
-                    })
-                    .collect()
-            }
-            "criticality" => CRITICALITIES
-                .iter()
-                .map(|v| Candidate {
-                    label: v.to_string(),
-                    detail: None,
-                    doc: criticality_doc(v).map(String::from),
-                    insert: format!("{lead}{v}"),
-                    kind: CandidateKind::Value,
-                })
-                .collect(),
-            name => {
-                // `arg: ` of a bool parameter -> true / false.
-                let Some(args) = arguments_above(lines, line_no, indent) else {
-                    return (Vec::new(), 0);
-                };
-                let Some(f) = function_of_block(lines, args).and_then(|n| cat.any_function(n))
-                else {
-                    return (Vec::new(), 0);
-                };
-                let is_bool = f.param(name).is_some_and(|p| match &p.ty {
-                    ParamType::Bool => true,
-                    ParamType::Union(types) => types.contains(&ParamType::Bool),
-                    _ => false,
-                });
-                if !is_bool {
-                    return (Vec::new(), 0);
-                }
-                ["true", "false"]
-                    .iter()
-                    .map(|v| Candidate {
-                        label: v.to_string(),
-                        detail: Some(format!("{name} of {}", f.name)),
-                        doc: None,
-                        insert: format!("{lead}{v}"),
-                        kind: CandidateKind::Value,
-                    })
-                    .collect()
-            }
-        };
-        return (out, partial.len());
-    }
-    // A key being typed under `arguments:` -> the parameters not written yet.
-    if !body.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return (Vec::new(), 0);
-    }
-    let Some(args) = arguments_above(lines, line_no, indent) else {
-        return (block_keys(lines, line_no, before, body), body.len());
-    };
-    let Some(f) = function_of_block(lines, args).and_then(|n| cat.any_function(n)) else {
-        return (Vec::new(), 0);
-    };
-    let written = written_arguments(lines, args);
-    let out = f
-        .params
+/// The functions a check can name with this catalogue (its extras
+/// installed, its custom functions), row rules first, as completions.
+pub fn function_candidates(
+    cat: &Catalogue,
+    partial: &str,
+    insert: impl Fn(&str) -> String,
+) -> Vec<Candidate> {
+    let mut functions: Vec<&Function> = cat
+        .functions()
+        .filter(|f| cat.function(&f.name, &[]).is_some() && f.name.starts_with(partial))
+        .collect();
+    // Row rules first: a check is one unless it names a dataset function.
+    functions.sort_by_key(|f| (f.rule_type == RuleType::Dataset, f.name.clone()));
+    functions
+        .into_iter()
+        .map(|f| Candidate {
+            label: f.name.clone(),
+            detail: Some(format!(
+                "{} rule: {} (DQX {})",
+                f.rule_type.as_str(),
+                f.signature(),
+                cat.version
+            )),
+            doc: Some(function_doc(cat, f)),
+            insert: insert(&f.name),
+            kind: CandidateKind::Function,
+        })
+        .collect()
+}
+
+/// `error`, `warn`.
+pub fn criticality_candidates(partial: &str, insert: impl Fn(&str) -> String) -> Vec<Candidate> {
+    CRITICALITIES
         .iter()
-        .filter(|p| !written.contains(&p.name.as_str()) && p.name.starts_with(body))
+        .filter(|v| v.starts_with(partial))
+        .map(|v| Candidate {
+            label: v.to_string(),
+            detail: None,
+            doc: criticality_doc(v).map(String::from),
+            insert: insert(v),
+            kind: CandidateKind::Value,
+        })
+        .collect()
+}
+
+/// The values an argument takes where DQX knows them: `true`/`false` for a
+/// `bool` parameter, the enumerations DQX checks when it builds the rule
+/// (`case`, `code_format`, `country`, `time_interval`) and the curated
+/// `aggr_type`s. `insert` gets the value and whether it is a string.
+pub fn value_candidates(
+    f: &Function,
+    param: &str,
+    partial: &str,
+    insert: impl Fn(&str, bool) -> String,
+) -> Vec<Candidate> {
+    let Some(p) = f.param(param) else {
+        return Vec::new();
+    };
+    let is_bool = match &p.ty {
+        ParamType::Bool => true,
+        ParamType::Union(types) => types.contains(&ParamType::Bool),
+        _ => false,
+    };
+    let (values, strings): (&[&str], bool) = if is_bool {
+        (&["true", "false"], false)
+    } else if let Some(values) =
+        dqlint_linter::rules::dqx::dq818_dqx_invalid_argument_value::argument_values(&f.name, param)
+    {
+        (values, true)
+    } else {
+        return Vec::new();
+    };
+    values
+        .iter()
+        .filter(|v| v.starts_with(partial))
+        .map(|v| Candidate {
+            label: v.to_string(),
+            detail: Some(format!("{param} of {}", f.name)),
+            doc: None,
+            insert: insert(v, strings),
+            kind: CandidateKind::Value,
+        })
+        .collect()
+}
+
+/// The parameters of `f` not yet written, as argument-name completions.
+pub fn param_candidates(
+    f: &Function,
+    written: &[&str],
+    partial: &str,
+    insert: impl Fn(&str) -> String,
+) -> Vec<Candidate> {
+    f.params
+        .iter()
+        .filter(|p| !written.contains(&p.name.as_str()) && p.name.starts_with(partial))
         .map(|p| Candidate {
             label: p.name.clone(),
             detail: Some(format!(
@@ -366,11 +415,143 @@ pub fn completions(lines: &[&str], line_no: usize, before: &str) -> (Vec<Candida
                 }
             )),
             doc: None,
-            insert: format!("{}: ", p.name),
+            insert: insert(&p.name),
             kind: CandidateKind::Argument,
         })
-        .collect();
+        .collect()
+}
+
+/// The keys of a check item or of its `check:` block not yet written.
+pub fn key_candidates(
+    keys: &[&str],
+    what: &str,
+    written: &[&str],
+    partial: &str,
+    insert: impl Fn(&str) -> String,
+) -> Vec<Candidate> {
+    keys.iter()
+        .filter(|k| !written.contains(k) && k.starts_with(partial))
+        .map(|k| Candidate {
+            label: k.to_string(),
+            detail: Some(what.to_string()),
+            doc: None,
+            insert: insert(k),
+            kind: CandidateKind::Argument,
+        })
+        .collect()
+}
+
+/// Completions in a checks file at line `line_no`, `before` being the
+/// line up to the cursor; with the length of the word they replace.
+pub fn completions(
+    cat: &Catalogue,
+    lines: &[&str],
+    line_no: usize,
+    before: &str,
+) -> (Vec<Candidate>, usize) {
+    let indent = before.len() - before.trim_start().len();
+    let body = before.trim_start();
+    let body = body.strip_prefix("- ").unwrap_or(body);
+    if let Some((key, value)) = body.split_once(':') {
+        let key = key.trim();
+        let lead = if value.is_empty() { " " } else { "" };
+        let partial = value.trim_start().trim_start_matches(['"', '\'']);
+        let plain = |v: &str| format!("{lead}{v}");
+        let out: Vec<Candidate> = match key {
+            "function" => function_candidates(cat, partial, plain),
+            "criticality" => criticality_candidates(partial, plain),
+            name => {
+                // `arg: ` -> the values the parameter takes.
+                let Some(args) = arguments_above(lines, line_no, indent) else {
+                    return (Vec::new(), 0);
+                };
+                let Some(f) = function_of_block(lines, args).and_then(|n| cat.any_function(n))
+                else {
+                    return (Vec::new(), 0);
+                };
+                value_candidates(f, name, partial, |v, _| plain(v))
+            }
+        };
+        return (out, partial.len());
+    }
+    // A key being typed under `arguments:` -> the parameters not written yet.
+    if !body.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return (Vec::new(), 0);
+    }
+    let Some(args) = arguments_above(lines, line_no, indent) else {
+        return (block_keys(lines, line_no, before, body), body.len());
+    };
+    let Some(f) = function_of_block(lines, args).and_then(|n| cat.any_function(n)) else {
+        return (Vec::new(), 0);
+    };
+    let written = written_arguments(lines, args);
+    let out = param_candidates(f, &written, body, |p| format!("{p}: "));
     (out, body.len())
+}
+
+/// Completions in a JSON checks file at byte `offset`; with the length of
+/// the word they replace. Inside quotes the bare name is inserted; where a
+/// key or a string value goes and no quote is open, the quoted form.
+pub fn json_completions(cat: &Catalogue, text: &str, offset: usize) -> (Vec<Candidate>, usize) {
+    use super::dqx_json::{Block, Writing};
+    let Some(at) = super::dqx_json::at(text, offset) else {
+        return (Vec::new(), 0);
+    };
+    let quoted = |v: &str| {
+        if at.in_string {
+            v.to_string()
+        } else {
+            format!("\"{v}\"")
+        }
+    };
+    let key = |k: &str| {
+        if at.in_string {
+            k.to_string()
+        } else {
+            format!("\"{k}\": ")
+        }
+    };
+    let written: Vec<&str> = at.written.iter().map(String::as_str).collect();
+    let partial = at.partial.as_str();
+    let function = at.function.as_deref().and_then(|n| cat.any_function(n));
+    let out = match (&at.block, &at.writing) {
+        (Block::Item, Writing::Key) => key_candidates(
+            dqlint_dqx::ITEM_KEYS,
+            "check item key",
+            &written,
+            partial,
+            key,
+        ),
+        (Block::Check, Writing::Key) => key_candidates(
+            dqlint_dqx::CHECK_KEYS,
+            "check block key",
+            &written,
+            partial,
+            key,
+        ),
+        (Block::Arguments, Writing::Key) => match function {
+            Some(f) => param_candidates(f, &written, partial, key),
+            None => Vec::new(),
+        },
+        (Block::Item, Writing::Value { key }) if key == "criticality" => {
+            criticality_candidates(partial, quoted)
+        }
+        (Block::Check, Writing::Value { key }) if key == "function" => {
+            function_candidates(cat, partial, quoted)
+        }
+        (Block::Arguments, Writing::Value { key }) => match function {
+            Some(f) => value_candidates(f, key, partial, |v, string| {
+                if string {
+                    quoted(v)
+                } else {
+                    v.to_string()
+                }
+            }),
+            None => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    (out, partial.len())
 }
 
 /// A key being typed in a check item (`- criticality: ...`) or in its
@@ -423,19 +604,10 @@ fn block_keys(lines: &[&str], line_no: usize, before: &str, partial: &str) -> Ve
         (None, true) => (dqlint_dqx::ITEM_KEYS, "check item key"),
         _ => return Vec::new(),
     };
-    keys.iter()
-        .filter(|k| !written.contains(k) && k.starts_with(partial))
-        .map(|k| Candidate {
-            label: k.to_string(),
-            detail: Some(what.to_string()),
-            doc: None,
-            insert: match *k {
-                "check" | "arguments" | "user_metadata" | "for_each_column" => format!("{k}:"),
-                _ => format!("{k}: "),
-            },
-            kind: CandidateKind::Argument,
-        })
-        .collect()
+    key_candidates(keys, what, &written, partial, |k| match k {
+        "check" | "arguments" | "user_metadata" | "for_each_column" => format!("{k}:"),
+        _ => format!("{k}: "),
+    })
 }
 
 #[cfg(test)]
@@ -448,7 +620,7 @@ mod tests {
         let lines: Vec<&str> = text.split('\n').collect();
         let body = before.trim_start();
         let body = body.strip_prefix("- ").unwrap_or(body);
-        completions(&lines, line_no, before)
+        completions(catalogue(), &lines, line_no, before)
             .0
             .into_iter()
             .filter(|c| c.label.starts_with(body))

@@ -22,19 +22,24 @@ pub fn hover(snapshot: &Snapshot, path: &Path, position: Position) -> Option<Hov
         .or_else(|| token_hover(snapshot, file, offset))
         .or_else(|| expectation_hover(snapshot, file, offset))
         .or_else(|| key_hover(snapshot, file, offset))
-        .or_else(|| dqx_hover(file, offset))
+        .or_else(|| dqx_hover(snapshot, file, offset))
         .or_else(|| super::pipeline::hover(snapshot, file, offset))
 }
 
 /// A DQX check function's name or `criticality` in a checks file.
-fn dqx_hover(file: &SourceFile, offset: usize) -> Option<Hover> {
+fn dqx_hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Hover> {
     if file.kind != FileKind::DqxChecks {
         return None;
+    }
+    let catalogue = snapshot.config.dqx.catalogue();
+    if file.rel.ends_with(".json") {
+        let (span, doc) = super::dqx::json_hover(&catalogue, &file.text, offset)?;
+        return Some(markdown(file, &span, doc));
     }
     let line_no = file.lines.line_of(offset);
     let line = file.lines.line_range(&file.text, line_no);
     let lines: Vec<&str> = file.text.split('\n').collect();
-    let (span, doc) = super::dqx::hover(&lines, line_no, offset - line.start)?;
+    let (span, doc) = super::dqx::hover(&catalogue, &lines, line_no, offset - line.start)?;
     Some(markdown(
         file,
         &(line.start + span.start..line.start + span.end),

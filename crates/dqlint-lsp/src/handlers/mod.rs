@@ -7,6 +7,7 @@ pub mod dlq;
 pub mod document_link;
 pub mod document_symbol;
 pub mod dqx;
+pub mod dqx_json;
 pub mod folding_range;
 pub mod hover;
 pub mod inlay_hint;

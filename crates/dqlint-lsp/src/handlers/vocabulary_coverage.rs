@@ -108,6 +108,7 @@ fn every_key_is_completed_and_hovered_where_it_belongs() {
             Path::new(file),
             Position::new(last as u32, indent as u32),
             None,
+            crate::handlers::dqx::catalogue(),
         )
         .into_iter()
         .map(|i| i.label)
@@ -168,6 +169,7 @@ fn every_key_is_completed_and_hovered_where_it_belongs() {
                 Path::new(file),
                 Position::new(last as u32, (indent + key.name.len() + 2) as u32),
                 None,
+                crate::handlers::dqx::catalogue(),
             )
             .into_iter()
             .map(|i| i.label)

@@ -83,6 +83,44 @@ fn enumeration(function: &str) -> Option<(&'static str, &'static [&'static str],
     })
 }
 
+/// The aggregates DQX 0.17.0 curates for `aggr_type`
+/// (`CURATED_AGGR_FUNCTIONS`; any other built-in aggregate runs with a
+/// warning).
+pub const CURATED_AGGREGATES: &[&str] = &[
+    "count",
+    "sum",
+    "avg",
+    "min",
+    "max",
+    "count_distinct",
+    "approx_count_distinct",
+    "count_if",
+    "stddev",
+    "stddev_pop",
+    "stddev_samp",
+    "variance",
+    "var_pop",
+    "var_samp",
+    "median",
+    "mode",
+    "skewness",
+    "kurtosis",
+    "percentile",
+    "approx_percentile",
+];
+
+/// The values an argument of `function` takes where DQX enumerates them:
+/// the enumerations it checks when it builds the rule, and the curated
+/// `aggr_type`s (for completion).
+pub fn argument_values(function: &str, param: &str) -> Option<&'static [&'static str]> {
+    if param == "aggr_type" {
+        return Some(CURATED_AGGREGATES);
+    }
+    enumeration(function)
+        .filter(|(key, ..)| *key == param)
+        .map(|(_, values, _)| values)
+}
+
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ818");
     for file in checks_files(ctx) {
