@@ -10,6 +10,7 @@
 #
 # Usage: bench/run.sh [--runs N] [--no-lhp] [--no-dqx] [--no-pipelines]
 #                     [--sizes "1000 10000 50000"] [--dqx-files 2000]
+#                     [--dqx-checks "12 100"]
 #                     [--pipeline-files 2000]
 # Needs: cargo, python3 (for the venvs and the medians), /usr/bin/time.
 # LHP and DQX are installed from PyPI into target/bench/{lhp,dqx}-venv (not
@@ -25,12 +26,14 @@ with_pipelines=1
 pipeline_files=2000
 sizes="1000 10000 50000"
 dqx_files=2000
+dqx_checks="12 100"
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --no-lhp) with_lhp=0; shift ;;
     --no-dqx) with_dqx=0; shift ;;
     --dqx-files) dqx_files="$2"; shift 2 ;;
+    --dqx-checks) dqx_checks="$2"; shift 2 ;;
     --no-pipelines) with_pipelines=0; shift ;;
     --pipeline-files) pipeline_files="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
@@ -144,24 +147,29 @@ if [ "$with_dqx" = 1 ]; then
     fi
     dqx_python="$venv/bin/python"
   fi
-  project="$work/dqx_project"
-  summary=$("$gen" gen-dqx --files "$dqx_files" --plant 50 "$project")
-  "$dqx_python" bench/dqx_validate.py "$project/quality" >/dev/null || true   # warm-up
-  : > "$work/dqx"; : > "$work/dqx_cold"
-  for i in $(seq "$runs"); do
-    timed "$work/dqx" "$dqx_python" bench/dqx_validate.py "$project/quality"
-    timed "$work/dqx_cold" "$dqlint" lint "$project" --format json --no-cache
+  # One project per number of checks per file: the cost must grow with the
+  # checks, not faster.
+  for per_file in $dqx_checks; do
+    project="$work/dqx_project_$per_file"
+    summary=$("$gen" gen-dqx --files "$dqx_files" --checks "$per_file" --plant 50 "$project")
+    "$dqx_python" bench/dqx_validate.py "$project/quality" >/dev/null || true   # warm-up
+    : > "$work/dqx"; : > "$work/dqx_cold"
+    for i in $(seq "$runs"); do
+      timed "$work/dqx" "$dqx_python" bench/dqx_validate.py "$project/quality"
+      timed "$work/dqx_cold" "$dqlint" lint "$project" --format json --no-cache
+    done
+    read -r dqx_ms dqx_mb dqx_cpu < <(stats "$work/dqx")
+    read -r cold_ms cold_mb cold_cpu < <(stats "$work/dqx_cold")
+    checks=$((dqx_files * per_file))
+    echo
+    echo "DQX, $per_file checks per file: $summary"
+    echo "median of $runs interleaved runs:"
+    printf '| %-44s | %9s | %12s | %7s |\n' "command" "wall ms" "peak RSS MB" "CPU ms"
+    printf '|%s|%s|%s|%s|\n' "----------------------------------------------" "-----------" "--------------" "---------"
+    printf '| %-44s | %9s | %12s | %7s |\n' "DQX load + validate_checks (dqx_validate.py)" "$dqx_ms" "$dqx_mb" "$dqx_cpu"
+    printf '| %-44s | %9s | %12s | %7s |\n' "dqlint lint --no-cache" "$cold_ms" "$cold_mb" "$cold_cpu"
+    python3 -c "print(f'ratio DQX/dqlint: wall {$dqx_ms/$cold_ms:.1f}x, CPU {$dqx_cpu/max($cold_cpu,1):.1f}x; dqlint {$cold_cpu*1000/$checks:.1f} us CPU per check, DQX {$dqx_cpu*1000/$checks:.1f} us')"
   done
-  read -r dqx_ms dqx_mb dqx_cpu < <(stats "$work/dqx")
-  read -r cold_ms cold_mb cold_cpu < <(stats "$work/dqx_cold")
-  echo
-  echo "DQX: $summary"
-  echo "median of $runs interleaved runs:"
-  printf '| %-44s | %9s | %12s | %7s |\n' "command" "wall ms" "peak RSS MB" "CPU ms"
-  printf '|%s|%s|%s|%s|\n' "----------------------------------------------" "-----------" "--------------" "---------"
-  printf '| %-44s | %9s | %12s | %7s |\n' "DQX load + validate_checks (dqx_validate.py)" "$dqx_ms" "$dqx_mb" "$dqx_cpu"
-  printf '| %-44s | %9s | %12s | %7s |\n' "dqlint lint --no-cache" "$cold_ms" "$cold_mb" "$cold_cpu"
-  python3 -c "print(f'ratio DQX/dqlint: wall {$dqx_ms/$cold_ms:.1f}x, CPU {$dqx_cpu/max($cold_cpu,1):.1f}x')"
 fi
 
 if [ "$with_pipelines" = 1 ]; then

@@ -1,5 +1,7 @@
 //! Synthetic DQX projects: checks files (YAML and, one in five, JSON) of a
-//! dozen checks each, over the functions real check files use most, with
+//! dozen checks each by default (any number with [`DqxPlan::checks`]: the
+//! dozen shapes again on other columns), over the functions real check
+//! files use most, with
 //! `for_each_column`, item filters, names and `user_metadata`, and a
 //! `.dqx/config.yml` whose run configs name some of them as
 //! `checks_location`.
@@ -21,7 +23,12 @@ pub struct DqxPlan {
     pub files: usize,
     /// Plant a mistake in every n-th checks file (`None`: a clean project).
     pub plant_every: Option<usize>,
+    /// Checks per file ([`CHECK_SHAPES`] when `None`).
+    pub checks: Option<usize>,
 }
+
+/// How many checks [`checks_of`] writes: the shapes of one round.
+pub const CHECK_SHAPES: usize = 12;
 
 #[derive(Debug, Default)]
 pub struct DqxSummary {
@@ -57,8 +64,58 @@ struct Check {
     filter: Option<&'static str>,
     /// `(key, YAML value)` pairs, in order.
     arguments: Vec<(&'static str, String)>,
-    for_each_column: Option<&'static str>,
+    for_each_column: Option<String>,
     metadata: bool,
+}
+
+impl Check {
+    /// The same check on other columns (round `r` of the shapes): every
+    /// column it names gets the suffix `_r`, and so does its name, so that
+    /// no two checks of a file are duplicates or conflicts.
+    fn on_round(&self, r: usize) -> Check {
+        let rename = |v: &str| -> String {
+            match v.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+                Some(items) => {
+                    let items: Vec<String> =
+                        items.split(", ").map(|i| format!("{i}_{r}")).collect();
+                    format!("[{}]", items.join(", "))
+                }
+                None => format!("{v}_{r}"),
+            }
+        };
+        let arguments = self
+            .arguments
+            .iter()
+            .map(|(k, v)| {
+                let v = match *k {
+                    "column" | "columns" | "group_by" => rename(v),
+                    "expression" => v.replacen("shipped_at", &format!("shipped_at_{r}"), 1),
+                    _ => v.clone(),
+                };
+                (*k, v)
+            })
+            .collect();
+        Check {
+            function: self.function,
+            criticality: self.criticality,
+            name: self.name.as_ref().map(|n| format!("{n}_{r}")),
+            filter: self.filter,
+            arguments,
+            for_each_column: self.for_each_column.as_deref().map(rename),
+            metadata: self.metadata,
+        }
+    }
+}
+
+/// `count` checks for file `n` on table `t`: rounds of [`checks_of`].
+fn checks_for(n: usize, t: &str, count: usize) -> Vec<Check> {
+    let shapes = checks_of(n, t);
+    let rounds: Vec<Check> = (shapes.len()..count)
+        .map(|i| shapes[i % shapes.len()].on_round(i / shapes.len()))
+        .collect();
+    let mut out: Vec<Check> = shapes.into_iter().take(count).collect();
+    out.extend(rounds);
+    out
 }
 
 /// The checks of file `n` on table `t`: the same shapes in every file, the
@@ -72,7 +129,7 @@ fn checks_of(n: usize, t: &str) -> Vec<Check> {
             name: None,
             filter: None,
             arguments: vec![],
-            for_each_column: Some("[id, created_at, updated_at]"),
+            for_each_column: Some("[id, created_at, updated_at]".into()),
             metadata: false,
         },
         Check {
@@ -209,7 +266,7 @@ fn yaml(checks: &[Check]) -> String {
             writeln!(out, "  filter: \"{filter}\"").unwrap();
         }
         writeln!(out, "  check:\n    function: {}", c.function).unwrap();
-        if let Some(columns) = c.for_each_column {
+        if let Some(columns) = &c.for_each_column {
             writeln!(out, "    for_each_column: {columns}").unwrap();
         }
         if !c.arguments.is_empty() {
@@ -249,7 +306,7 @@ fn json(checks: &[Check]) -> String {
         .iter()
         .map(|c| {
             let mut check = format!("\"function\": \"{}\"", c.function);
-            if let Some(columns) = c.for_each_column {
+            if let Some(columns) = &c.for_each_column {
                 write!(check, ", \"for_each_column\": {}", json_value(columns)).unwrap();
             }
             if !c.arguments.is_empty() {
@@ -330,7 +387,7 @@ pub fn generate_dqx(plan: &DqxPlan, root: &Path) -> std::io::Result<DqxSummary> 
     for n in 0..plan.files {
         let table = TABLES[n % TABLES.len()];
         let domain = format!("domain_{:03}", n / 100);
-        let mut checks = checks_of(n, table);
+        let mut checks = checks_for(n, table, plan.checks.unwrap_or(CHECK_SHAPES));
         let code = plan
             .plant_every
             .is_some_and(|every| n % every == every - 1)

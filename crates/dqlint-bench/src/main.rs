@@ -10,11 +10,12 @@ use std::process::ExitCode;
 use dqlint_bench::{generate, generate_dqx, generate_pipelines, DqxPlan, PipelinePlan, Plan};
 
 const USAGE: &str = "usage: dqlint-bench gen --flowgroups N [--plant EVERY] OUT\n\
-       dqlint-bench gen-dqx --files N [--plant EVERY] OUT\n\
+       dqlint-bench gen-dqx --files N [--checks N] [--plant EVERY] OUT\n\
        dqlint-bench gen-pipelines --files N [--plant EVERY] OUT\n\
   --flowgroups N   number of flowgroups (spread over 5 layers and N/100 domains)\n\
-  --files N        number of DQX checks files (12 checks each; one in five JSON),\n\
+  --files N        number of DQX checks files (one in five JSON),\n\
                    or of Python pipeline sources (and one SQL source per five)\n\
+  --checks N       checks per DQX checks file (default 12)\n\
   --plant EVERY    plant findings in every EVERY-th flowgroup of the planted kinds, or checks file (default: none)\n\
   OUT              folder to create (must not exist or be empty)";
 
@@ -42,6 +43,7 @@ fn run(args: &[String]) -> Result<(), String> {
     };
     let mut size = 0;
     let mut plant_every = None;
+    let mut checks = None;
     let mut out: Option<PathBuf> = None;
     while let Some(arg) = args.next() {
         let mut number = |name: &str| -> Result<usize, String> {
@@ -52,6 +54,7 @@ fn run(args: &[String]) -> Result<(), String> {
         match arg.as_str() {
             flag if flag == size_flag => size = number(size_flag)?,
             "--plant" => plant_every = Some(number("--plant")?.max(1)),
+            "--checks" if command == Some("gen-dqx") => checks = Some(number("--checks")?.max(1)),
             other if other.starts_with('-') => return Err(format!("unknown option {other}")),
             other => out = Some(PathBuf::from(other)),
         }
@@ -86,6 +89,7 @@ fn run(args: &[String]) -> Result<(), String> {
         let plan = DqxPlan {
             files: size,
             plant_every,
+            checks,
         };
         let summary = generate_dqx(&plan, &out).map_err(cannot_write)?;
         println!(

@@ -39,6 +39,7 @@ fn a_generated_dqx_project_lints_clean() {
     let (summary, found) = findings(&DqxPlan {
         files: 60,
         plant_every: None,
+        checks: None,
     });
     assert_eq!(summary.checks, 60 * 12);
     assert_eq!(summary.run_configs, 3);
@@ -53,6 +54,7 @@ fn exactly_the_planted_dqx_findings_are_reported() {
     let (summary, found) = findings(&DqxPlan {
         files: 80,
         plant_every: Some(5),
+        checks: None,
     });
     let mut planted: Vec<(String, String)> = summary
         .planted
@@ -66,5 +68,36 @@ fn exactly_the_planted_dqx_findings_are_reported() {
     planted.sort();
     got.sort();
     assert_eq!(planted.len(), 16);
+    assert_eq!(got, planted, "findings: {found:#?}");
+}
+
+#[test]
+fn files_of_a_hundred_checks_lint_clean_and_keep_their_planted_findings() {
+    let (summary, found) = findings(&DqxPlan {
+        files: 10,
+        plant_every: None,
+        checks: Some(100),
+    });
+    assert_eq!(summary.checks, 10 * 100);
+    assert!(
+        found.is_empty(),
+        "false positives at 100 checks per file:\n{found:#?}"
+    );
+    let (summary, found) = findings(&DqxPlan {
+        files: 20,
+        plant_every: Some(5),
+        checks: Some(100),
+    });
+    let mut planted: Vec<(String, String)> = summary
+        .planted
+        .iter()
+        .map(|p| (p.code.to_string(), p.file.clone()))
+        .collect();
+    let mut got: Vec<(String, String)> = found
+        .iter()
+        .map(|(code, file, _)| (code.clone(), file.clone()))
+        .collect();
+    planted.sort();
+    got.sort();
     assert_eq!(got, planted, "findings: {found:#?}");
 }

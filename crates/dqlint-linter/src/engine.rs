@@ -220,6 +220,9 @@ pub fn lint_configured(
     // and concatenate their findings in registry order so the result does
     // not depend on the number of threads.
     let selected: Vec<&RuleMeta> = RULES.iter().filter(|r| policy.may_run(r)).collect();
+    // What many rules read, built before they start (in parallel itself):
+    // a rule building it would hold the other threads waiting.
+    crate::rules::dqx::checks_files(&ctx);
     let per_rule: Vec<Vec<Diagnostic>> = selected
         .par_iter()
         .map(|rule| {

@@ -221,11 +221,12 @@ fn is_pipeline_sql(text: &str) -> bool {
 
 /// A top-level mapping key, in block YAML or JSON.
 fn has_key_at_top(text: &str, key: &str) -> bool {
+    let plain = format!("{key}:");
+    let quoted = format!("\"{key}\":");
+    let spaced = format!("\"{key}\" :");
     text.lines().any(|line| {
-        let quoted = format!("\"{key}\"");
-        line.starts_with(&format!("{key}:"))
-            || line.trim_start().starts_with(&format!("{quoted}:"))
-            || line.trim_start().starts_with(&format!("{quoted} :"))
+        let trimmed = line.trim_start();
+        line.starts_with(&plain) || trimmed.starts_with(&quoted) || trimmed.starts_with(&spaced)
     })
 }
 
@@ -251,6 +252,14 @@ fn is_checks_list(text: &str) -> bool {
 fn has_key(key: &str, text: &str) -> bool {
     let quoted = format!("\"{key}\"");
     let plain = format!("{key}:");
+    // In a flow mapping or JSON, anywhere in the line.
+    let inline = [
+        format!("{quoted}:"),
+        format!("{quoted} :"),
+        format!("{{{plain}"),
+        format!(", {plain}"),
+        format!("{{ {plain}"),
+    ];
     text.lines().any(|line| {
         let mut rest = line.trim_start();
         while let Some(after) = rest.strip_prefix('-') {
@@ -258,11 +267,7 @@ fn has_key(key: &str, text: &str) -> bool {
         }
         rest.starts_with(&plain)
             || rest.starts_with(&quoted)
-            || line.contains(&format!("{quoted}:"))
-            || line.contains(&format!("{quoted} :"))
-            || line.contains(&format!("{{{plain}"))
-            || line.contains(&format!(", {plain}"))
-            || line.contains(&format!("{{ {plain}"))
+            || (line.contains(key) && inline.iter().any(|p| line.contains(p.as_str())))
     })
 }
 

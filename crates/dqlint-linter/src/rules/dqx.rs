@@ -105,9 +105,11 @@ pub fn checks_files<'c, 'a>(ctx: &'c Context<'a>) -> &'c [ChecksFile<'a>] {
 }
 
 fn load_checks_files<'a>(ctx: &Context<'a>) -> Vec<ChecksFile<'a>> {
-    ctx.project
+    use rayon::prelude::*;
+    let typed: Vec<ChecksFile<'a>> = ctx
+        .project
         .files
-        .iter()
+        .par_iter()
         .filter(|f| f.kind == FileKind::DqxChecks && f.read_error.is_none())
         .filter_map(|file| {
             let yaml = file.yaml.as_ref()?;
@@ -121,6 +123,9 @@ fn load_checks_files<'a>(ctx: &Context<'a>) -> Vec<ChecksFile<'a>> {
                 python: None,
             })
         })
+        .collect();
+    typed
+        .into_iter()
         .chain(python_sources(ctx).filter_map(|(file, api)| {
             if api.checks.is_empty() {
                 return None;
