@@ -147,3 +147,30 @@ async fn a_pipeline_source_gets_diagnostics_hovers_definitions_and_fixes() {
     );
     assert!(client.shutdown_and_exit().await);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_count_of_a_uniqueness_view_hovers_as_unique_on_its_keys() {
+    let source = r#"from pyspark import pipelines as dp
+
+@dp.materialized_view()
+@dp.expect_or_fail("one_row_per_order", "n = 1")
+def orders_unique():
+    return spark.sql("SELECT order_id, count(*) AS n FROM orders GROUP BY order_id")
+"#;
+    let project = TestProject::new(&[(".git/HEAD", "ref: refs/heads/main\n"), (PATH, source)]);
+    let uri = project.uri(PATH);
+    let mut client = TestClient::start();
+    client
+        .initialize(&project.root, json!({ "debounceMs": 10 }))
+        .await;
+    client.open(&project.path(PATH), 1);
+    client.diagnostics(&uri, |p| p["version"] == 1).await;
+    let unique = "Policy kind: `unique` on `order_id` of `orders`";
+    // On the decorator, and on the constraint text.
+    let text = hover_text(&client.request("textDocument/hover", at(&uri, 3, 5)).await);
+    assert!(text.contains(unique), "{text}");
+    let text = hover_text(&client.request("textDocument/hover", at(&uri, 3, 44)).await);
+    assert!(text.contains(unique), "{text}");
+    assert!(!text.contains("`range`"), "{text}");
+    assert!(client.shutdown_and_exit().await);
+}

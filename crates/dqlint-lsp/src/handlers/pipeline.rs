@@ -97,12 +97,11 @@ pub fn hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Ho
                     dataset.name.name
                 );
                 if let Constraint::Known(text) = &e.constraint {
-                    let kinds = dqlint_linter::rules::policy::classify_sql(&text.text);
                     let _ = write!(
                         doc,
                         "\n\n```sql\n{}\n```\n\n{}",
                         text.text,
-                        super::hover::kinds_line(&kinds)
+                        kinds_of(dataset, &text.text)
                     );
                 }
                 return Some(markdown(file, &e.origin, doc));
@@ -120,15 +119,49 @@ pub fn hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Ho
     if users.is_empty() {
         return None;
     }
-    let kinds = dqlint_linter::rules::policy::classify_sql(&sql);
-    let mut doc = format!(
-        "```sql\n{sql}\n```\n\n{}\n\nUsed by:",
-        super::hover::kinds_line(&kinds)
-    );
+    // The dataset whose expectation this text is, if one is.
+    let owner = model.datasets.iter().find(|d| {
+        d.expectations.iter().any(|e| match &e.constraint {
+            Constraint::Known(text) => text
+                .source_span(0..text.text.len())
+                .is_some_and(|s| within(&s, offset)),
+            Constraint::Unknown { .. } => false,
+        })
+    });
+    let kinds = match owner {
+        Some(dataset) => kinds_of(dataset, &sql),
+        None => super::hover::kinds_line(&dqlint_linter::rules::policy::classify_sql(&sql)),
+    };
+    let mut doc = format!("```sql\n{sql}\n```\n\n{kinds}\n\nUsed by:");
     for user in users {
         let _ = write!(doc, "\n- {user}");
     }
     Some(markdown(file, &span, doc))
+}
+
+/// The policy kind line of an expectation `sql` of `dataset`: on a view
+/// that groups a table by its keys and counts the rows, `n = 1` makes the
+/// keys `unique` in that table (`spec/policy.md`); else the kinds its SQL
+/// reads as.
+fn kinds_of(dataset: &dqlint_pipeline::model::Dataset, sql: &str) -> String {
+    use dqlint_pipeline::model::DatasetKind;
+    if let Some(grouping) = dataset.grouping.as_ref().filter(|g| {
+        !g.rows_filtered
+            && dataset.kind != DatasetKind::StreamingTable
+            && dqlint_pipeline::uniqueness::at_most_one(sql, &g.row_counts)
+    }) {
+        let keys: Vec<String> = grouping
+            .keys
+            .iter()
+            .map(|k| format!("`{}`", k.name))
+            .collect();
+        return format!(
+            "Policy kind: `unique` on {} of `{}` (at most one row per key, counted by this view)",
+            keys.join(", "),
+            grouping.source.name
+        );
+    }
+    super::hover::kinds_line(&dqlint_linter::rules::policy::classify_sql(sql))
 }
 
 /// Every known constraint and row filter text with its whole source span.
