@@ -424,3 +424,72 @@ pub fn map_to_source(
     let local = map.source_range(range);
     scalar.start + local.start..scalar.start + local.end
 }
+
+/// A SQL text of a file: decoded, its scalar's span, and the way from a
+/// range of it back to the file.
+type SqlText<'c> = (
+    String,
+    Range<usize>,
+    Box<dyn Fn(Range<usize>) -> Range<usize> + 'c>,
+);
+
+/// The highlighted tokens of every SQL text in `file` (the rules of an
+/// expectations file; the filters, expressions, messages and queries of a
+/// DQX checks file), at their characters in the file. A token the
+/// scalar's quoting makes inexact, or that spans lines, is left out.
+pub fn sql_tokens(
+    ctx: &Context,
+    file: FileId,
+) -> Vec<(Range<usize>, dqlint_sql::highlight::TokenKind)> {
+    let source = ctx.project.file(file);
+    let mut texts: Vec<SqlText<'_>> = Vec::new();
+    if let Some(set) = ctx.project.expectations_for(&source.rel) {
+        for rule in &set.rules {
+            let Some(expr) = &rule.expression else {
+                continue;
+            };
+            let (text, span) = (expr.text.clone(), expr.span.clone());
+            let decoded = text.clone();
+            let scalar = span.clone();
+            texts.push((
+                text,
+                span,
+                Box::new(move |r| map_to_source(ctx.project, file, &scalar, &decoded, r)),
+            ));
+        }
+    }
+    for checks in crate::rules::dqx::checks_files(ctx) {
+        if checks.id() != file {
+            continue;
+        }
+        let catalogue = crate::rules::dqx::catalogue_of(ctx);
+        for item in checks.items() {
+            for (node, _) in dqx_sql_strings(catalogue, &ctx.dqx.variables, item) {
+                let Some(text) = node.as_str() else { continue };
+                let text = text.to_string();
+                let decoded = text.clone();
+                texts.push((
+                    text,
+                    node.span.clone(),
+                    Box::new(move |r| {
+                        crate::rules::dqx::string_span(ctx, checks, node, &decoded, r)
+                    }),
+                ));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (text, scalar, to_source) in &texts {
+        for (range, kind) in dqlint_sql::highlight::highlight(text) {
+            let within = &text[range.clone()];
+            let at = to_source(range.clone());
+            let exact = source.text.get(at.clone()) == Some(within);
+            if exact && !within.contains('\n') && (at != *scalar || within.len() == at.len()) {
+                out.push((at, kind));
+            }
+        }
+    }
+    out.sort_by_key(|(r, _)| (r.start, r.end));
+    out.dedup_by_key(|(r, _)| r.start);
+    out
+}

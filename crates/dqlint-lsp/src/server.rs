@@ -226,6 +226,16 @@ impl LanguageServer for Backend {
                     prepare_provider: Some(true),
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 })),
+                semantic_tokens_provider: Some(
+                    SemanticTokensServerCapabilities::SemanticTokensOptions(
+                        SemanticTokensOptions {
+                            legend: crate::handlers::semantic_tokens::legend(),
+                            full: Some(SemanticTokensFullOptions::Bool(true)),
+                            range: None,
+                            work_done_progress_options: WorkDoneProgressOptions::default(),
+                        },
+                    ),
+                ),
                 ..ServerCapabilities::default()
             },
             offset_encoding: None,
@@ -558,6 +568,29 @@ impl LanguageServer for Backend {
             })
             .await?;
         Ok((!links.is_empty()).then_some(links))
+    }
+
+    async fn semantic_tokens_full(
+        &self,
+        params: SemanticTokensParams,
+    ) -> Result<Option<SemanticTokensResult>> {
+        let Some((path, snapshot)) = self.snapshot_for(&params.text_document.uri, false).await
+        else {
+            return Ok(None);
+        };
+        let data = self
+            .guarded("semanticTokens", || {
+                snapshot
+                    .project
+                    .file_by_path(&path)
+                    .map(|file| crate::handlers::semantic_tokens::semantic_tokens(&snapshot, file))
+                    .unwrap_or_default()
+            })
+            .await?;
+        Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
+            result_id: None,
+            data,
+        })))
     }
 
     async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {

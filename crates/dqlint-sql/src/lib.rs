@@ -18,6 +18,7 @@ pub mod conjuncts;
 pub mod ddl;
 pub mod expr;
 pub mod functions;
+pub mod highlight;
 pub mod ident;
 
 mod text;

@@ -14,6 +14,7 @@ pub mod inlay_hint;
 pub mod pipeline;
 pub mod references;
 pub mod rename;
+pub mod semantic_tokens;
 pub mod suppress;
 pub mod workspace_symbol;
 pub mod yaml_context;
