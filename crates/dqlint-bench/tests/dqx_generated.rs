@@ -34,6 +34,22 @@ fn findings(plan: &DqxPlan) -> (DqxSummary, Vec<(String, String, String)>) {
     (summary, found)
 }
 
+/// The findings are exactly the planted ones, file by file.
+fn assert_exactly_planted(summary: &DqxSummary, found: &[(String, String, String)]) {
+    let mut planted: Vec<(String, String)> = summary
+        .planted
+        .iter()
+        .map(|p| (p.code.to_string(), p.file.clone()))
+        .collect();
+    let mut got: Vec<(String, String)> = found
+        .iter()
+        .map(|(code, file, _)| (code.clone(), file.clone()))
+        .collect();
+    planted.sort();
+    got.sort();
+    assert_eq!(got, planted, "findings: {found:#?}");
+}
+
 #[test]
 fn a_generated_dqx_project_lints_clean() {
     let (summary, found) = findings(&DqxPlan {
@@ -56,19 +72,8 @@ fn exactly_the_planted_dqx_findings_are_reported() {
         plant_every: Some(5),
         checks: None,
     });
-    let mut planted: Vec<(String, String)> = summary
-        .planted
-        .iter()
-        .map(|p| (p.code.to_string(), p.file.clone()))
-        .collect();
-    let mut got: Vec<(String, String)> = found
-        .iter()
-        .map(|(code, file, _)| (code.clone(), file.clone()))
-        .collect();
-    planted.sort();
-    got.sort();
-    assert_eq!(planted.len(), 16);
-    assert_eq!(got, planted, "findings: {found:#?}");
+    assert_eq!(summary.planted.len(), 16);
+    assert_exactly_planted(&summary, &found);
 }
 
 #[test]
@@ -88,16 +93,5 @@ fn files_of_a_hundred_checks_lint_clean_and_keep_their_planted_findings() {
         plant_every: Some(5),
         checks: Some(100),
     });
-    let mut planted: Vec<(String, String)> = summary
-        .planted
-        .iter()
-        .map(|p| (p.code.to_string(), p.file.clone()))
-        .collect();
-    let mut got: Vec<(String, String)> = found
-        .iter()
-        .map(|(code, file, _)| (code.clone(), file.clone()))
-        .collect();
-    planted.sort();
-    got.sort();
-    assert_eq!(got, planted, "findings: {found:#?}");
+    assert_exactly_planted(&summary, &found);
 }

@@ -8,26 +8,12 @@
 //! non-boolean `sql_expression` crashes the run; a scalar subquery in one
 //! runs).
 
-use dqlint_linter::{lint, Selection, Severity};
-use dqlint_project::{LoadOptions, Project};
+use dqlint_linter::{Selection, Severity};
+use dqlint_project::Project;
 
 /// `(code, severity, the text at the primary span, message)` per finding.
 fn lint_checks(name: &str, text: &str) -> Vec<(String, Severity, String, String)> {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(name), text).unwrap();
-    let project = Project::load(dir.path(), &LoadOptions::default()).unwrap();
-    lint(&project, &Selection::default())
-        .iter()
-        .map(|d| {
-            let file = project.file(d.primary.file);
-            (
-                d.rule.code.to_string(),
-                d.severity,
-                file.text[d.primary.span.clone()].to_string(),
-                d.message.clone(),
-            )
-        })
-        .collect()
+    lint_configured_checks("", name, text)
 }
 
 fn check(extra_item_keys: &str, function: &str, arguments: &str) -> String {
