@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use dqlint_linter::{lint_configured, Config, Diagnostic, Selection};
-use dqlint_lsp::incremental::{describe, relint};
+use dqlint_linter::relint::{describe, relint};
 use dqlint_project::{Edits, FileKind, LoadOptions, Overlay, Project};
 use dqlint_yaml::LineIndex;
 use libfuzzer_sys::fuzz_target;

@@ -10,6 +10,7 @@ pub mod expressions;
 pub mod fix;
 pub mod quarantine;
 pub mod registry;
+pub mod relint;
 pub mod rules;
 pub mod scope;
 pub mod suppression;

@@ -354,7 +354,7 @@ registry! {
     "DQ853" "dqx-config-invalid-location" Error File dqx/dq853_dqx_config_invalid_location;
     "DQ854" "dqx-config-duplicate-run-config" Error File dqx/dq854_dqx_config_duplicate_run_config;
     "DQ855" "dqx-no-destination" Error File dqx/dq855_dqx_no_destination;
-    "DQ856" "dqx-shared-checkpoint" Error Project dqx/dq856_dqx_shared_checkpoint;
+    "DQ856" "dqx-shared-checkpoint" Error RunConfigs dqx/dq856_dqx_shared_checkpoint;
     "DQ857" "dqx-streaming-option-on-batch" Warning File dqx/dq857_dqx_streaming_option_on_batch;
     "DQ858" "dqx-stream-without-checkpoint" Warning File dqx/dq858_dqx_stream_without_checkpoint;
     "DQ859" "dqx-output-is-quarantine" Error File dqx/dq859_dqx_output_is_quarantine;
@@ -384,11 +384,11 @@ registry! {
     "DQ935" "dlt-cdc-include-and-except" Error File pipeline/dq935_dlt_cdc_include_and_except;
     "DQ936" "dlt-cdc-track-history-without-scd2" Error File pipeline/dq936_dlt_cdc_track_history_without_scd2;
     "DQ937" "dlt-cdc-invalid-scd-type" Error File pipeline/dq937_dlt_cdc_invalid_scd_type;
-    "DQ950" "missing-mandatory-expectation" Error Project policy/dq950_missing_mandatory_expectation;
-    "DQ951" "mandatory-expectation-warn-only" Warning Project policy/dq951_mandatory_expectation_warn_only;
-    "DQ952" "expectation-not-from-registry" Warning Project policy/dq952_expectation_not_from_registry;
-    "DQ953" "circuit-breaker-missing" Warning Project policy/dq953_circuit_breaker_missing;
-    "DQ954" "circuit-breaker-too-loose" Warning Project policy/dq954_circuit_breaker_too_loose;
+    "DQ950" "missing-mandatory-expectation" Error Policy policy/dq950_missing_mandatory_expectation;
+    "DQ951" "mandatory-expectation-warn-only" Warning Policy policy/dq951_mandatory_expectation_warn_only;
+    "DQ952" "expectation-not-from-registry" Warning Policy policy/dq952_expectation_not_from_registry;
+    "DQ953" "circuit-breaker-missing" Warning Policy policy/dq953_circuit_breaker_missing;
+    "DQ954" "circuit-breaker-too-loose" Warning Policy policy/dq954_circuit_breaker_too_loose;
 }
 
 /// A rule by code (`DQ107`) or name (`expectations-file-not-found`).

@@ -24,7 +24,15 @@ pub enum Scope {
     /// a quarantine table and its clean twin, an AUTO CDC target declared
     /// in another file.
     Pipelines,
-    /// The whole project: the environments requested, `lhp.yaml`.
+    /// Every DQX run config of the project: the `run_configs` of config
+    /// files and the configs built in Python (`InputConfig`, apply-and-save
+    /// calls), with the modules they import values from.
+    RunConfigs,
+    /// Every dataset of every dialect, read against the team policy of
+    /// `dqlint.toml` (`[policy]`); without a policy these rules say nothing.
+    Policy,
+    /// The whole project as loaded: the environments requested, `lhp.yaml`,
+    /// which files exist.
     Project,
     /// Suppression comments, against every other rule's findings.
     Suppressions,
@@ -47,6 +55,8 @@ impl Scope {
                 "every quarantine action, the DLQ DDL in `.sql` files and `config/pipeline_config.yaml`"
             }
             Scope::Pipelines => "every pipeline source and the modules they import",
+            Scope::RunConfigs => "every DQX run config, in config files and in Python",
+            Scope::Policy => "every dataset of every dialect, against the team policy",
             Scope::Project => "the whole project",
             Scope::Suppressions => "suppression comments and every other rule's findings",
         }

@@ -23,8 +23,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use common::{uri, TestClient};
+use dqlint_linter::relint::relint;
 use dqlint_linter::{Config, Selection};
-use dqlint_lsp::incremental::relint;
 use dqlint_project::{Edits, LoadOptions, Project};
 use serde_json::json;
 

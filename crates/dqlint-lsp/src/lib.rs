@@ -6,7 +6,6 @@ mod convert;
 mod documents;
 mod framing;
 mod handlers;
-pub mod incremental;
 mod server;
 mod settings;
 mod workspace;

@@ -764,7 +764,7 @@ impl Workspace {
             catch_unwind(AssertUnwindSafe(|| {
                 let had_findings: HashSet<FileId> =
                     task_base.findings.iter().map(|f| f.primary.file).collect();
-                crate::incremental::relint(
+                dqlint_linter::relint::relint(
                     &task_base.project,
                     edited,
                     &edits,

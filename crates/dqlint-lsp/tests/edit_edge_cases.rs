@@ -9,8 +9,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use dqlint_linter::relint::{describe, relint};
 use dqlint_linter::{Config, Diagnostic, Selection};
-use dqlint_lsp::incremental::{describe, relint};
 use dqlint_project::{Edits, LoadOptions, Overlay, Project};
 
 fn findings_in(project: &Project, findings: &[Diagnostic], file: &str) -> Vec<String> {

@@ -2,27 +2,34 @@
 //! change, and the project slice that computes exactly those.
 //!
 //! A full re-load of a 2,800-flowgroup project takes seconds; a keystroke
-//! must show its findings in milliseconds. So after each edit the server
-//! lints a [`Project::slice`] of the last model ([`relint`]) and publishes
-//! the findings of the *focus* files, and only those: every other file's
-//! findings cannot have changed. The focus, and the flowgroups the slice
-//! keeps so that the focus findings are exact:
+//! must show its findings in milliseconds. So after each edit the language
+//! server calls [`relint`], which lints a [`Project::slice`] of the last
+//! model and returns the findings of the *focus* files, and only those:
+//! every other file's findings cannot have changed.
 //!
-//! | edited file | focus (findings recomputed) |
+//! The focus is derived from the rules' declared [`Scope`]s, never from
+//! their codes: the scopes of the rules that can report (under the
+//! configuration and the command line) each say what an edit of a file
+//! of some kind reaches (`Scope::reach`) and what a file's findings
+//! depend on (`Scope::depends`):
+//!
+//! | scope | an edit of ... reaches |
 //! |---|---|
-//! | flowgroup | the file |
-//! | template, preset, blueprint | the file, its siblings of the same kind, and the flowgroup files built from it |
-//! | substitutions | every substitutions file, and every file using a token whose value changed (with the flowgroups built from such a template, preset or blueprint) |
-//! | expectations | the file, and every flowgroup file reading it |
-//! | `config/pipeline_config.yaml`, `.sql` | the file, and the DDL group below |
-//! | DQX checks file | the file; when the edit makes it read as another kind of file or none (a file a run config names stays a checks file), no slice ([`NoSlice::KindChanged`]: the caller re-loads) |
-//! | DQX run config | every run config (checkpoints are shared project-wide); when the edit changes which files are checks files (a `checks_location`) or makes it read as another kind, no slice |
+//! | file | the file (a flowgroup file with its flowgroups) |
+//! | flowgroup | a template, preset or blueprint: the flowgroup files built from it |
+//! | library | a template, preset or blueprint: its siblings of the same kind |
+//! | expectations | an expectations file: every flowgroup file reading it |
+//! | tokens | a substitutions file: every substitutions file, and every file using a token whose value changed (with the flowgroups built from such a template, preset or blueprint) |
+//! | quarantine | `.sql`, `config/pipeline_config.yaml`: every file with quarantine actions and every `.sql` file |
+//! | pipelines | a pipeline source or imported module: every pipeline source and module |
+//! | run configs | a DQX run config or Python source: every run config and Python source |
+//! | policy (with `[policy]`) | anything: every file |
+//! | project | nothing: `lhp.yaml` and `dqlint.toml` have no slice (the caller re-loads) |
 //!
-//! and then, for every kind:
-//! - with a quarantine action among those flowgroups before or after the
-//!   edit, every file with quarantine actions and every `.sql` file (rules
-//!   of the quarantine scope, `dqlint_linter::Scope::Quarantine`, read
-//!   every quarantine action and the DDL together);
+//! and then, whatever the scopes:
+//! - with a quarantine action among the reached flowgroups before or after
+//!   the edit, the whole quarantine group (quarantine rules read every
+//!   quarantine action and the DDL together);
 //! - an expectations file, template, preset or blueprint those flowgroups
 //!   read or are built from, with all its users, when it has findings
 //!   before the edit or in a first lint without its other users. Findings
@@ -39,16 +46,16 @@
 //!   suppression comment: unused suppressions (the suppressions scope) are
 //!   held back in the files a broken model file feeds.
 //!
-//! The slice keeps the flowgroups of the focus files and those with
-//! quarantine actions. Only `lhp.yaml` has no slice (the caller re-loads).
-//! The `slice_equivalence` test checks, for every file of every fixture
-//! project, that the focus findings equal a fresh lint and that no other
-//! file's findings change.
+//! An edit that makes a DQX or pipeline file read as another kind of file
+//! (or a run config name other checks files) has no slice either
+//! ([`NoSlice::KindChanged`]). The `slice_equivalence` test checks, for
+//! every file of every fixture project, that the focus findings equal a
+//! fresh lint and that no other file's findings change.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use dqlint_linter::{Config, Diagnostic as Finding, Selection};
+use crate::{Config, Diagnostic as Finding, Scope, Selection, RULES};
 use dqlint_project::{
     envs_or_none, Edits, Env, FileId, FileKind, Flowgroup, NoSlice, Project, Value,
 };
@@ -94,75 +101,26 @@ pub fn relint(
             .unwrap_or_else(|| base.file(id).text.clone())
     };
 
-    // What the edit reaches directly: flowgroup files whose flowgroups (or
-    // their resolution) change, other files whose findings it can change,
-    // expectations files whose users must all be present.
+    // What the edit reaches, scope by scope: flowgroup files whose
+    // flowgroups (or their resolution) change, other files whose findings
+    // it can change, expectations files whose users must all be present.
+    let scopes = scopes_in_use(config, selection);
     let mut plan = Plan {
         also: BTreeSet::from([edited]),
         ..Plan::default()
     };
     let mut envs: Vec<Env> = envs_or_none(&base.envs);
-    match kind {
-        FileKind::Flowgroup => {
-            plan.reached.insert(edited);
-        }
-        FileKind::Template | FileKind::Preset | FileKind::Blueprint => {
-            let only: HashMap<FileId, Arc<str>> = HashMap::from([(edited, text_of(edited))]);
-            plan.reached.extend(base.rebuilt_by(&only));
-            // Findings about the library itself (a duplicate blueprint
-            // name, a preset without `name:`) sit in its sibling files.
-            plan.also
-                .extend(base.files.iter().filter(|f| f.kind == kind).map(|f| f.id));
-        }
-        FileKind::Substitutions => {
-            plan.also.extend(
-                base.files
-                    .iter()
-                    .filter(|f| f.kind == FileKind::Substitutions)
-                    .map(|f| f.id),
-            );
-            let (new_envs, now_broken) = envs_after(base, edited, edits, &text_of(edited));
-            // A substitutions file that starts or stops parsing changes
-            // more than token values: unknown-token findings hold back while one is broken.
-            let same_health = now_broken == base.file(edited).is_broken();
-            let users = match changed_tokens(&base.envs, &new_envs).filter(|_| same_health) {
-                Some(tokens) => token_users(base, &tokens, &text_of),
-                None => base.files.iter().map(|f| f.id).collect(),
-            };
-            plan.reached.extend(flowgroups_fed_by(base, &users));
-            plan.also.extend(users);
+    let edit = EditOf {
+        base,
+        file: edited,
+        kind,
+        edits,
+        text_of: &text_of,
+    };
+    for scope in &scopes {
+        if let Some(new_envs) = scope.reach(&edit, &mut plan) {
             envs.extend(envs_or_none(&new_envs));
         }
-        FileKind::PipelineConfig | FileKind::Sql => plan.quarantine_wide = true,
-        // Pipeline sources read each other (a quarantine table and its
-        // clean twin, an AUTO CDC target declared elsewhere, imported rule
-        // dicts), and a SQL one may hold DLQ DDL.
-        FileKind::PipelinePython | FileKind::PipelineSql | FileKind::PythonModule => {
-            plan.also.extend(pipeline_files(base));
-            plan.quarantine_wide |= kind == FileKind::PipelineSql;
-        }
-        // Run configs share checkpoints across the project.
-        FileKind::DqxRunConfig => plan.also.extend(
-            base.files
-                .iter()
-                .filter(|f| f.kind == FileKind::DqxRunConfig)
-                .map(|f| f.id),
-        ),
-        // Checks files: their findings are their own (the edited file is
-        // in `also`).
-        // The registry's rules are checked where pipeline code loads them.
-        FileKind::PolicyRegistry => plan.also.extend(
-            pipeline_files(base).chain(
-                base.files
-                    .iter()
-                    .filter(|f| f.kind == FileKind::PolicyRegistry)
-                    .map(|f| f.id),
-            ),
-        ),
-        FileKind::Expectations
-        | FileKind::ProjectConfig
-        | FileKind::LintConfig
-        | FileKind::DqxChecks => {}
     }
     // Files whose findings every flowgroup reading or built from them
     // shares: an expectations file, a template, preset or blueprint. One
@@ -177,9 +135,11 @@ pub fn relint(
         }
     }
     for id in revisit {
-        plan.include(base, *id);
+        plan.include(base, *id, &scopes);
     }
-    if plan.also.iter().any(|id| base.file(*id).kind.is_sql()) {
+    if scopes.contains(&Scope::Quarantine)
+        && plan.also.iter().any(|id| base.file(*id).kind.is_sql())
+    {
         plan.quarantine_wide = true;
     }
     // Whether the edit makes a model file start or stop parsing: unused
@@ -196,7 +156,8 @@ pub fn relint(
                 .collect::<HashMap<_, _>>(),
         );
         let keep = |fg: &Flowgroup, _: &[Flowgroup]| {
-            fg.has_quarantine()
+            plan.everything
+                || fg.has_quarantine()
                 || plan.reached.contains(&fg.file)
                 || library_users.contains(&fg.file)
                 || fg
@@ -220,6 +181,9 @@ pub fn relint(
         };
 
         let mut focus: BTreeSet<FileId> = plan.also.clone();
+        if plan.everything {
+            focus.extend(project.files.iter().chain(&base.files).map(|f| f.id));
+        }
         focus.extend(plan.reached.iter().copied());
         focus.extend(plan.library.iter().copied());
         for rel in &plan.shared {
@@ -239,8 +203,8 @@ pub fn relint(
                 })
                 .map(|fg| fg.file),
         );
-        let quarantine_involved =
-            plan.quarantine_wide || reached_fgs().any(Flowgroup::has_quarantine);
+        let quarantine_involved = scopes.contains(&Scope::Quarantine)
+            && (plan.quarantine_wide || reached_fgs().any(Flowgroup::has_quarantine));
         if quarantine_involved {
             focus.extend(
                 project
@@ -259,7 +223,7 @@ pub fn relint(
             );
         }
 
-        let findings: Vec<Finding> = dqlint_linter::lint_configured(&project, config, selection);
+        let findings: Vec<Finding> = crate::lint_configured(&project, config, selection);
         let has_findings =
             |id: FileId| had_findings(id) || findings.iter().any(|f| f.primary.file == id);
         let more_expectations: BTreeSet<String> = reached_fgs()
@@ -295,7 +259,7 @@ pub fn relint(
                 .collect();
             drop(project);
             for id in suppressing {
-                plan.include(base, id);
+                plan.include(base, id, &scopes);
             }
             continue;
         }
@@ -359,33 +323,229 @@ struct Plan {
     library: BTreeSet<FileId>,
     /// Every file with quarantine actions and every `.sql` file too.
     quarantine_wide: bool,
+    /// Every file of the project, with every flowgroup kept.
+    everything: bool,
 }
 
 impl Plan {
-    /// A whole file re-linted exactly, with what its findings depend on.
-    fn include(&mut self, base: &Project, id: FileId) {
+    /// A whole file re-linted exactly, with what its findings depend on in
+    /// each scope in use.
+    fn include(&mut self, base: &Project, id: FileId, scopes: &BTreeSet<Scope>) {
         let Some(file) = base.files.get(id.0 as usize) else {
             return;
         };
-        match file.kind {
-            FileKind::Flowgroup => {
-                self.reached.insert(id);
-            }
-            FileKind::Template | FileKind::Preset | FileKind::Blueprint => {
-                self.library.insert(id);
-            }
-            FileKind::Expectations => self
-                .shared
-                .extend(base.expectations_rel(id).map(str::to_string)),
-            FileKind::Sql => self.quarantine_wide = true,
-            FileKind::PipelinePython | FileKind::PipelineSql | FileKind::PythonModule => {
-                self.also.extend(pipeline_files(base));
-                self.quarantine_wide |= file.kind == FileKind::PipelineSql;
-            }
-            _ => {}
+        for scope in scopes {
+            scope.depends(base, file.id, file.kind, self);
         }
         self.also.insert(id);
     }
+}
+
+/// The scopes of the rules that can report under `config` and `selection`:
+/// only their reach matters. Policy rules say nothing without a policy.
+fn scopes_in_use(config: &Config, selection: &Selection) -> BTreeSet<Scope> {
+    let policy = crate::config::Policy {
+        config,
+        cli: selection,
+    };
+    RULES
+        .iter()
+        .filter(|rule| policy.may_run(rule))
+        .map(|rule| rule.scope)
+        .filter(|scope| *scope != Scope::Policy || !config.team_policy.is_empty())
+        .collect()
+}
+
+/// The edit a re-lint follows: which file, of which kind, and the texts.
+struct EditOf<'a> {
+    base: &'a Project,
+    file: FileId,
+    kind: FileKind,
+    edits: &'a Edits,
+    text_of: &'a dyn Fn(FileId) -> Arc<str>,
+}
+
+impl Scope {
+    /// Adds to `plan` the files whose findings, for the rules of this
+    /// scope, an edit can change; the environments after the edit when it
+    /// changes them (a substitutions file).
+    ///
+    /// Every scope answers here: a new one does not compile until it says
+    /// what an edit reaches, and the language server, which only asks
+    /// [`relint`], never changes for a new rule.
+    fn reach(self, edit: &EditOf, plan: &mut Plan) -> Option<Vec<Env>> {
+        let EditOf {
+            base,
+            file: edited,
+            kind,
+            ..
+        } = *edit;
+        match self {
+            // Its own model: the flowgroups of the file.
+            Scope::File => {
+                if kind == FileKind::Flowgroup {
+                    plan.reached.insert(edited);
+                }
+            }
+            Scope::Flowgroup => match kind {
+                FileKind::Flowgroup => {
+                    plan.reached.insert(edited);
+                }
+                FileKind::Template | FileKind::Preset | FileKind::Blueprint => {
+                    let only: HashMap<FileId, Arc<str>> =
+                        HashMap::from([(edited, (edit.text_of)(edited))]);
+                    plan.reached.extend(base.rebuilt_by(&only));
+                }
+                _ => {}
+            },
+            // Findings about the library itself (a duplicate blueprint
+            // name, a preset without `name:`) sit in its sibling files.
+            Scope::Library => {
+                if is_library(kind) {
+                    plan.also.extend(files_of(base, kind));
+                }
+            }
+            Scope::Expectations => {
+                if kind == FileKind::Expectations {
+                    plan.shared
+                        .extend(base.expectations_rel(edited).map(str::to_string));
+                }
+            }
+            Scope::Tokens => {
+                if kind == FileKind::Substitutions {
+                    return Some(token_reach(edit, plan));
+                }
+            }
+            // The DLQ DDL, the pipeline configuration, and a SQL pipeline
+            // source (which may hold DLQ DDL).
+            Scope::Quarantine => plan.quarantine_wide |= holds_quarantine_facts(kind),
+            // Pipeline sources read each other (a quarantine table and its
+            // clean twin, an AUTO CDC target declared elsewhere, imported
+            // rule dicts).
+            Scope::Pipelines => {
+                if kind.is_pipeline() || kind == FileKind::PythonModule {
+                    plan.also.extend(pipeline_files(base));
+                }
+            }
+            // Run configs share checkpoints across the project, in config
+            // files and in Python.
+            Scope::RunConfigs => {
+                if writes_run_configs(kind) {
+                    plan.also.extend(run_config_files(base));
+                }
+            }
+            // A policy reads every dataset of every dialect with the
+            // expectations, registry rules, breakers and uniqueness views
+            // around it: any edit can change any file's findings.
+            Scope::Policy => plan.everything = true,
+            // The project as loaded changes only by a re-load (`lhp.yaml`,
+            // `dqlint.toml`: no slice).
+            Scope::Project => {}
+            // Followed after the lint, once the edit's effect on the model
+            // files is known (see [`relint`]).
+            Scope::Suppressions => {}
+        }
+        None
+    }
+
+    /// Adds to `plan` what the findings of `file` (of `kind`) depend on for
+    /// the rules of this scope, so that they come out exact.
+    fn depends(self, base: &Project, file: FileId, kind: FileKind, plan: &mut Plan) {
+        match self {
+            Scope::File => {
+                if kind == FileKind::Flowgroup {
+                    plan.reached.insert(file);
+                }
+            }
+            Scope::Flowgroup | Scope::Library => {
+                if kind == FileKind::Flowgroup {
+                    plan.reached.insert(file);
+                } else if is_library(kind) {
+                    plan.library.insert(file);
+                }
+            }
+            Scope::Expectations => {
+                if kind == FileKind::Expectations {
+                    plan.shared
+                        .extend(base.expectations_rel(file).map(str::to_string));
+                }
+            }
+            Scope::Quarantine => plan.quarantine_wide |= holds_quarantine_facts(kind),
+            Scope::Pipelines => {
+                if kind.is_pipeline() || kind == FileKind::PythonModule {
+                    plan.also.extend(pipeline_files(base));
+                }
+            }
+            Scope::RunConfigs => {
+                if writes_run_configs(kind) {
+                    plan.also.extend(run_config_files(base));
+                }
+            }
+            Scope::Policy => plan.everything = true,
+            Scope::Tokens | Scope::Project | Scope::Suppressions => {}
+        }
+    }
+}
+
+/// What an edit of a substitutions file reaches: every substitutions file,
+/// and the files using a token whose value changed (with the flowgroups
+/// built from them); the environments after the edit.
+fn token_reach(edit: &EditOf, plan: &mut Plan) -> Vec<Env> {
+    let EditOf {
+        base, file: edited, ..
+    } = *edit;
+    plan.also.extend(files_of(base, FileKind::Substitutions));
+    let text = (edit.text_of)(edited);
+    let (new_envs, now_broken) = envs_after(base, edited, edit.edits, &text);
+    // A substitutions file that starts or stops parsing changes more than
+    // token values: unknown-token findings hold back while one is broken.
+    let same_health = now_broken == base.file(edited).is_broken();
+    let users = match changed_tokens(&base.envs, &new_envs).filter(|_| same_health) {
+        Some(tokens) => token_users(base, &tokens, edit.text_of),
+        None => base.files.iter().map(|f| f.id).collect(),
+    };
+    plan.reached.extend(flowgroups_fed_by(base, &users));
+    plan.also.extend(users);
+    new_envs
+}
+
+fn is_library(kind: FileKind) -> bool {
+    matches!(
+        kind,
+        FileKind::Template | FileKind::Preset | FileKind::Blueprint
+    )
+}
+
+/// Files the quarantine scope reads besides quarantine actions: the DLQ
+/// DDL (`.sql`, also in a SQL pipeline source) and the pipeline
+/// configuration.
+fn holds_quarantine_facts(kind: FileKind) -> bool {
+    kind.is_sql() || kind == FileKind::PipelineConfig
+}
+
+/// Files that may hold DQX run configs (or values they import).
+fn writes_run_configs(kind: FileKind) -> bool {
+    matches!(
+        kind,
+        FileKind::DqxRunConfig | FileKind::PipelinePython | FileKind::PythonModule
+    )
+}
+
+/// The files of one kind.
+fn files_of(base: &Project, kind: FileKind) -> impl Iterator<Item = FileId> + '_ {
+    base.files
+        .iter()
+        .filter(move |f| f.kind == kind)
+        .map(|f| f.id)
+}
+
+/// Where DQX run configs are written: config files, and Python (DQX API
+/// modules and the modules they import values from).
+fn run_config_files(base: &Project) -> impl Iterator<Item = FileId> + '_ {
+    base.files
+        .iter()
+        .filter(|f| writes_run_configs(f.kind))
+        .map(|f| f.id)
 }
 
 /// Every pipeline source of the project, and the modules they import.

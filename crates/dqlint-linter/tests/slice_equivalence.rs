@@ -19,8 +19,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use dqlint_linter::relint::{describe, relint};
 use dqlint_linter::{Config, Diagnostic, Selection};
-use dqlint_lsp::incremental::{describe, relint};
 use dqlint_project::{Edits, FileKind, LoadOptions, Overlay, Project};
 use dqlint_yaml::{LiveYaml, YamlFile};
 
@@ -31,11 +31,23 @@ fn fixture_projects() -> Vec<PathBuf> {
     for entry in std::fs::read_dir(&rules).expect("fixtures/rules") {
         let dir = entry.unwrap().path();
         for twin in ["bad", "good"] {
-            if dir.join(twin).join("lhp.yaml").is_file() {
+            if ["lhp.yaml", "dqlint.toml", "databricks.yml"]
+                .iter()
+                .any(|root| dir.join(twin).join(root).is_file())
+            {
                 out.push(dir.join(twin));
             }
         }
     }
+    for group in ["pipelines", "policy"] {
+        for entry in std::fs::read_dir(repo.join("fixtures").join(group)).expect("fixtures") {
+            let dir = entry.unwrap().path();
+            if dir.is_dir() {
+                out.push(dir);
+            }
+        }
+    }
+    out.push(repo.join("fixtures/dqx-run-configs"));
     let acmi = repo.join("../../shared/corpus/lhp-examples/acmi");
     if acmi.join("lhp.yaml").is_file() {
         out.push(acmi);
@@ -167,19 +179,18 @@ fn check_edit(
         // lint. Right only when the fresh load does classify it otherwise.
         Err(dqlint_project::NoSlice::KindChanged(_)) => {
             let fresh = fresh_load(root, config, &file.path, new_text);
-            // Which files are DQX files, and of which kind: the edited
-            // one, or (a run config's `checks_location`) the files it names.
-            let dqx_kinds = |project: &Project| -> BTreeSet<(String, String)> {
+            // Which kind each file is read as: the edited one, or (a run
+            // config's `checks_location`) the files it names.
+            let kinds = |project: &Project| -> BTreeSet<(String, String)> {
                 project
                     .files
                     .iter()
-                    .filter(|f| matches!(f.kind, FileKind::DqxChecks | FileKind::DqxRunConfig))
                     .map(|f| (f.rel.clone(), format!("{:?}", f.kind)))
                     .collect()
             };
-            if dqx_kinds(&fresh) == dqx_kinds(base) {
+            if kinds(&fresh) == kinds(base) {
                 failures.push(format!(
-                    "{}: {rel}: no slice (kind changed) but a fresh load keeps every DQX file's kind ({rel}: {:?})",
+                    "{}: {rel}: no slice (kind changed) but a fresh load reads every file as the same kind ({rel}: {:?})",
                     root.display(),
                     file.kind
                 ));
