@@ -599,6 +599,22 @@ fn key_colon(body: &str) -> Option<usize> {
     None
 }
 
+/// The length of the escape after a `\\` in a double-quoted scalar: one of
+/// YAML 1.2's single-character escapes, or `x`, `u`, `U` with 2, 4 or 8 hex
+/// digits; `None` for anything else.
+fn escape_len(rest: &[u8]) -> Option<usize> {
+    let digits = match rest.first()? {
+        b'0' | b'a' | b'b' | b't' | b'\t' | b'n' | b'v' | b'f' | b'r' | b'e' | b' ' | b'"'
+        | b'/' | b'\\' | b'N' | b'_' | b'L' | b'P' => return Some(1),
+        b'x' => 2,
+        b'u' => 4,
+        b'U' => 8,
+        _ => return None,
+    };
+    let hex = rest.get(1..=digits)?;
+    hex.iter().all(u8::is_ascii_hexdigit).then_some(1 + digits)
+}
+
 /// Where a plain scalar on one line ends: before ` #` or trailing spaces.
 fn plain_end(body: &str) -> usize {
     let bytes = body.as_bytes();
@@ -613,14 +629,16 @@ fn plain_end(body: &str) -> usize {
 }
 
 /// The end (exclusive, after the closing quote) of a quoted scalar that
-/// starts `body`, if it closes on this line.
+/// starts `body`, if it closes on this line and holds only escapes YAML
+/// defines (tree-sitter reports any other as a syntax error: the document
+/// is handed over).
 fn quoted_end(body: &str) -> Option<usize> {
     let bytes = body.as_bytes();
     let quote = bytes[0];
     let mut i = 1;
     while i < bytes.len() {
         match bytes[i] {
-            b'\\' if quote == b'"' => i += 2,
+            b'\\' if quote == b'"' => i += 1 + escape_len(&bytes[i + 1..])?,
             b'\'' if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 2,
             c if c == quote => return Some(i + 1),
             _ => i += 1,

@@ -131,6 +131,17 @@ fn edge_cases() {
             true,
         ),
         ("k: \"esc \\\" \\n \\u00e9\"\n", true),
+        // Every escape YAML defines is read fast; any other one, or a
+        // short hex escape, is tree-sitter's syntax error.
+        (
+            "k: \"\\0\\a\\b\\t\\n\\v\\f\\r\\e\\ \\/\\\\\\N\\_\\L\\P\"\n",
+            true,
+        ),
+        ("k: \"\\x41 \\u00e9 \\U0001F600\"\n", true),
+        ("k: \"fee]]]\\]]d\"\n", false),
+        ("k: \"\\q\"\n", false),
+        ("k: \"\\x4\"\n", false),
+        ("k: \"\\uabcg\"\n", false),
         ("k: [a, 'b', \"c d\", 12]\ne: []\n", true),
         ("sql: |\n  SELECT *\n\n    FROM x\n\n\nnext: 1\n", true),
         ("sql: >-\n  folded\n  text\n# after\n", true),
