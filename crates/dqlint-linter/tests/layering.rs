@@ -70,3 +70,56 @@ fn the_scanner_finds_codes_and_only_codes() {
     assert_eq!(rule_codes("see DQ301, DQ9xx and XDQ123"), vec!["DQ301"]);
     assert_eq!(rule_codes("DQ1234 DQ12"), Vec::<String>::new());
 }
+
+/// What reads the disk: rules never do (invariant 2 of
+/// docs/architecture.md); the load finds what they need to know about
+/// paths (`Project::missing_expectations`).
+const DISK_ACCESS: &[&str] = &[
+    "std::fs",
+    "fs::read",
+    "File::open",
+    ".is_file()",
+    ".is_dir()",
+    ".exists()",
+    "read_dir",
+    "metadata(",
+    "canonicalize",
+    "walkdir",
+];
+
+#[test]
+fn no_rule_reads_the_disk() {
+    let linter = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&linter.join("rules"), &mut files);
+    files.extend(
+        [
+            "engine.rs",
+            "expressions.rs",
+            "ddl_catalog.rs",
+            "quarantine.rs",
+            "tokens.rs",
+            "text.rs",
+            "relint.rs",
+        ]
+        .iter()
+        .map(|f| linter.join(f)),
+    );
+    let mut offenders = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for call in DISK_ACCESS.iter().filter(|call| line.contains(*call)) {
+                offenders.push(format!("{}:{}: {call}", file.display(), n + 1));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "rules read the project model, not the disk; found:\n{}",
+        offenders.join("\n")
+    );
+}

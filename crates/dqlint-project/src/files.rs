@@ -117,6 +117,68 @@ pub type Overlay = HashMap<PathBuf, Arc<str>>;
 /// size in memory (measured: 1.1 GB for 50 MB).
 pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
+/// What stands at a path a flowgroup reads a file from, when no file LHP
+/// can read is there (found by the load, so that rules read no disk).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Missing {
+    /// Nothing; `case_match` is the project-relative path that exists and
+    /// differs only in letter case, if there is one.
+    Absent { case_match: Option<String> },
+    /// A folder.
+    Folder,
+    /// A FIFO, socket or device.
+    Special,
+    /// A symbolic link to nothing (or a link loop), with its target.
+    DanglingLink(PathBuf),
+    /// A symbolic link to a folder, with its target.
+    LinkToFolder(PathBuf),
+    /// A symbolic link to something that is no regular file, with its target.
+    LinkToSpecial(PathBuf),
+}
+
+/// What is at `path` (project-relative `rel` under `root`) when it is no
+/// regular file; `None` when it is one.
+pub(crate) fn probe_missing(root: &Path, rel: &str, path: &Path) -> Option<Missing> {
+    if path.is_file() {
+        return None;
+    }
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Some(Missing::Absent {
+            case_match: case_insensitive_match(root, rel),
+        });
+    };
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(path).unwrap_or_default();
+        return Some(match std::fs::metadata(path) {
+            Err(_) => Missing::DanglingLink(target),
+            Ok(m) if m.is_dir() => Missing::LinkToFolder(target),
+            Ok(_) => Missing::LinkToSpecial(target),
+        });
+    }
+    Some(if meta.is_dir() {
+        Missing::Folder
+    } else {
+        Missing::Special
+    })
+}
+
+/// The path under `root` that matches `rel` when letter case is ignored
+/// (`Expectations/x.yaml` vs `expectations/x.yaml`).
+fn case_insensitive_match(root: &Path, rel: &str) -> Option<String> {
+    let mut dir = root.to_path_buf();
+    let mut parts = Vec::new();
+    for part in rel.split('/').filter(|p| !p.is_empty() && *p != ".") {
+        let entries = std::fs::read_dir(&dir).ok()?;
+        let found = entries
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .find(|name| name.eq_ignore_ascii_case(part))?;
+        dir.push(&found);
+        parts.push(found);
+    }
+    Some(parts.join("/"))
+}
+
 /// A file's text as a load reads it from disk (size limit, binary and
 /// UTF-8 checks, BOM dropped).
 pub fn read_from_disk(path: &Path) -> Result<Arc<str>, String> {

@@ -364,11 +364,13 @@ impl Project {
                 .iter()
                 .map(|(id, text)| (self.files[id.0 as usize].path.clone(), text.clone())),
         );
-        let wanted = wanted.unwrap_or_else(|| {
-            self.expectations
+        let (wanted, missing_expectations) = wanted.unwrap_or_else(|| {
+            let found = self
+                .expectations
                 .keys()
                 .map(|rel| (rel.clone(), crate::resolve_project_path(&self.root, rel)))
-                .collect()
+                .collect();
+            (found, self.missing_expectations.clone())
         });
         let mut expectations = BTreeMap::new();
         for (rel, full) in wanted {
@@ -423,6 +425,7 @@ impl Project {
             templates,
             presets,
             expectations,
+            missing_expectations,
             pipeline_config,
             problems,
             walk_errors: self.walk_errors.clone(),

@@ -26,7 +26,7 @@ pub use expectation_model::{
     Check, DatasetExpectations, Enforcement, Expectation, ExpectationSource, SourceSpan,
 };
 pub use expectations::{ExpectationSet, Rule, RuleAction, Shape};
-pub use files::{FileKind, Overlay, SourceFile};
+pub use files::{FileKind, Missing, Overlay, SourceFile};
 pub use flowgroup::{Action, Flowgroup, Problem, ProblemKind};
 pub use incremental::{Edits, NoSlice};
 pub use substitution::{Env, Resolved, TokenRef, TokenSyntax};
@@ -115,6 +115,9 @@ pub struct Project {
     pub presets: HashMap<String, Preset>,
     /// Expectations files by their project-relative path as referenced.
     pub expectations: BTreeMap<String, ExpectationSet>,
+    /// Expectations files referenced (by project-relative path) that are
+    /// no file LHP can read, with what is there instead.
+    pub missing_expectations: BTreeMap<String, Missing>,
     pub pipeline_config: PipelineConfig,
     /// Problems found outside any flowgroup (bad preset file, ...).
     pub problems: Vec<Problem>,
@@ -277,6 +280,7 @@ impl Project {
                 templates: HashMap::new(),
                 presets: HashMap::new(),
                 expectations: BTreeMap::new(),
+                missing_expectations: BTreeMap::new(),
                 pipeline_config: PipelineConfig::default(),
                 problems: Vec::new(),
                 walk_errors,
@@ -369,7 +373,7 @@ impl Project {
             .collect();
 
         timings::phase_done("load: flowgroups read, parsed and resolved");
-        let wanted = wanted_expectations(&root, &flowgroups, &envs);
+        let (wanted, missing_expectations) = wanted_expectations(&root, &flowgroups, &envs);
         let expectation_ids: Vec<(String, FileId)> = wanted
             .into_iter()
             .map(|(rel, full)| {
@@ -444,6 +448,7 @@ impl Project {
             templates,
             presets,
             expectations,
+            missing_expectations,
             pipeline_config,
             problems,
             walk_errors,
@@ -527,23 +532,6 @@ pub fn resolve_project_path(root: &Path, rel: &str) -> PathBuf {
     } else {
         root.join(p)
     }
-}
-
-/// For a path that does not exist, the path that exists when letter case is
-/// ignored (`Expectations/x.yaml` vs `expectations/x.yaml`).
-pub fn case_insensitive_match(root: &Path, rel: &str) -> Option<String> {
-    let mut dir = root.to_path_buf();
-    let mut parts = Vec::new();
-    for part in rel.split('/').filter(|p| !p.is_empty() && *p != ".") {
-        let entries = std::fs::read_dir(&dir).ok()?;
-        let found = entries
-            .filter_map(Result::ok)
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .find(|name| name.eq_ignore_ascii_case(part))?;
-        dir.push(&found);
-        parts.push(found);
-    }
-    Some(parts.join("/"))
 }
 
 struct Loader<'a> {
@@ -1019,29 +1007,33 @@ pub(crate) fn read_presets<'a>(
 }
 
 /// The expectations files the data_quality actions of `flowgroups` read in
-/// some environment, by project-relative path, when they exist.
+/// some environment, by project-relative path: those that exist, and
+/// those that do not with what is there instead.
 pub(crate) fn wanted_expectations<'a>(
     root: &Path,
     flowgroups: impl IntoIterator<Item = &'a Flowgroup>,
     envs: &[Env],
-) -> BTreeMap<String, PathBuf> {
+) -> (BTreeMap<String, PathBuf>, BTreeMap<String, Missing>) {
     let envs = envs_or_none(envs);
     let mut wanted: BTreeMap<String, PathBuf> = BTreeMap::new();
-    let mut missing: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut missing: BTreeMap<String, Missing> = BTreeMap::new();
     for fg in flowgroups {
         for rel in fg.expectations_files(&envs) {
-            if wanted.contains_key(&rel) || missing.contains(&rel) {
+            if wanted.contains_key(&rel) || missing.contains_key(&rel) {
                 continue;
             }
             let full = resolve_project_path(root, &rel);
-            if full.is_file() {
-                wanted.insert(rel, full);
-            } else {
-                missing.insert(rel);
+            match files::probe_missing(root, &rel, &full) {
+                None => {
+                    wanted.insert(rel, full);
+                }
+                Some(what) => {
+                    missing.insert(rel, what);
+                }
             }
         }
     }
-    wanted
+    (wanted, missing)
 }
 
 /// An expectations file's rules, as the rules read them (none when the

@@ -63,7 +63,7 @@
 //! ## Fix
 //! Correct the path, relative to the folder holding `lhp.yaml`.
 
-use dqlint_project::{case_insensitive_match, normalize_rel, resolve_project_path};
+use dqlint_project::{normalize_rel, Missing};
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
@@ -71,7 +71,6 @@ use crate::registry::rule;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ107");
-    let root = &ctx.project.root;
     for (_, action) in ctx.dq_actions() {
         let Some(value) = action.get("expectations_file") else {
             continue;
@@ -86,17 +85,22 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 continue;
             }
             let rel = normalize_rel(&resolved.text);
-            let path = resolve_project_path(root, &rel);
-            if path.is_file() {
+            // What the load found at the path: nothing to say of a file.
+            let Some(missing) = ctx.project.missing_expectations.get(&rel) else {
                 continue;
-            }
-            let mut d = match (not_a_file(&path), case_insensitive_match(root, &rel)) {
+            };
+            let mut d = match (not_a_file(missing), missing) {
                 (Some(what), _) => Diagnostic::new(
                     me,
                     &value.origin,
                     format!("expectations file `{rel}` {what}"),
                 ),
-                (None, Some(real)) if real != rel => {
+                (
+                    None,
+                    Missing::Absent {
+                        case_match: Some(real),
+                    },
+                ) if *real != rel => {
                     let mut d = Diagnostic::new(me, &value.origin, format!(
                         "expectations file `{rel}` not found; `{real}` exists but differs in letter case (paths are case-sensitive on Databricks)"
                     ));
@@ -138,33 +142,26 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     }
 }
 
-/// What is at `path` when something is there but it is no file LHP can
+/// What is at the path when something is there but it is no file LHP can
 /// read: a folder, a FIFO or socket or device, a symbolic link to nothing.
-fn not_a_file(path: &std::path::Path) -> Option<String> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if meta.file_type().is_symlink() {
-        let target = std::fs::read_link(path).ok()?;
-        return match std::fs::metadata(path) {
-            Err(_) => Some(format!(
-                "is a symbolic link to `{}`, which does not exist (or is a link loop)",
-                target.display()
-            )),
-            Ok(m) if m.is_dir() => Some(format!(
-                "is a symbolic link to the folder `{}`, not a file",
-                target.display()
-            )),
-            Ok(_) => Some(format!(
-                "is a symbolic link to `{}`, which is not a regular file",
-                target.display()
-            )),
-        };
-    }
-    if meta.is_dir() {
-        Some("is a folder, not a file".into())
-    } else {
-        Some(
-            "is not a regular file (a FIFO, socket or device): LHP cannot read rules from it"
-                .into(),
-        )
-    }
+fn not_a_file(missing: &Missing) -> Option<String> {
+    Some(match missing {
+        Missing::Absent { .. } => return None,
+        Missing::DanglingLink(target) => format!(
+            "is a symbolic link to `{}`, which does not exist (or is a link loop)",
+            target.display()
+        ),
+        Missing::LinkToFolder(target) => format!(
+            "is a symbolic link to the folder `{}`, not a file",
+            target.display()
+        ),
+        Missing::LinkToSpecial(target) => format!(
+            "is a symbolic link to `{}`, which is not a regular file",
+            target.display()
+        ),
+        Missing::Folder => "is a folder, not a file".into(),
+        Missing::Special => {
+            "is not a regular file (a FIFO, socket or device): LHP cannot read rules from it".into()
+        }
+    })
 }
