@@ -114,7 +114,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                             edits: vec![Edit {
                                 file: value.origin.file,
                                 span: value.origin.span.clone(),
-                                new_text: raw_text.replacen(raw, &real, 1),
+                                new_text: raw_text.replacen(raw, real, 1),
                             }],
                         });
                     }
