@@ -381,69 +381,43 @@ impl Scope {
             ..
         } = *edit;
         match self {
-            // Its own model: the flowgroups of the file.
-            Scope::File => {
-                if kind == FileKind::Flowgroup {
-                    plan.reached.insert(edited);
-                }
+            // The flowgroups built from an edited template, preset or
+            // blueprint, rebuilt with its new text.
+            Scope::Flowgroup if is_library(kind) => {
+                let only: HashMap<FileId, Arc<str>> =
+                    HashMap::from([(edited, (edit.text_of)(edited))]);
+                plan.reached.extend(base.rebuilt_by(&only));
             }
-            Scope::Flowgroup => match kind {
-                FileKind::Flowgroup => {
-                    plan.reached.insert(edited);
-                }
-                FileKind::Template | FileKind::Preset | FileKind::Blueprint => {
-                    let only: HashMap<FileId, Arc<str>> =
-                        HashMap::from([(edited, (edit.text_of)(edited))]);
-                    plan.reached.extend(base.rebuilt_by(&only));
-                }
-                _ => {}
-            },
             // Findings about the library itself (a duplicate blueprint
             // name, a preset without `name:`) sit in its sibling files.
-            Scope::Library => {
-                if is_library(kind) {
-                    plan.also.extend(files_of(base, kind));
-                }
+            Scope::Library if is_library(kind) => {
+                plan.also.extend(files_of(base, kind));
             }
-            Scope::Expectations => {
-                if kind == FileKind::Expectations {
-                    plan.shared
-                        .extend(base.expectations_rel(edited).map(str::to_string));
-                }
+            Scope::Tokens if kind == FileKind::Substitutions => {
+                return Some(token_reach(edit, plan));
             }
-            Scope::Tokens => {
-                if kind == FileKind::Substitutions {
-                    return Some(token_reach(edit, plan));
-                }
-            }
-            // The DLQ DDL, the pipeline configuration, and a SQL pipeline
-            // source (which may hold DLQ DDL).
-            Scope::Quarantine => plan.quarantine_wide |= holds_quarantine_facts(kind),
-            // Pipeline sources read each other (a quarantine table and its
-            // clean twin, an AUTO CDC target declared elsewhere, imported
-            // rule dicts).
-            Scope::Pipelines => {
-                if kind.is_pipeline() || kind == FileKind::PythonModule {
-                    plan.also.extend(pipeline_files(base));
-                }
-            }
-            // Run configs share checkpoints across the project, in config
-            // files and in Python.
-            Scope::RunConfigs => {
-                if writes_run_configs(kind) {
-                    plan.also.extend(run_config_files(base));
-                }
-            }
-            // A policy reads every dataset of every dialect with the
-            // expectations, registry rules, breakers and uniqueness views
-            // around it: any edit can change any file's findings.
-            Scope::Policy => plan.everything = true,
+            // Here an edit reaches what the file's findings depend on: its
+            // own flowgroups; an expectations file's users; the quarantine
+            // group for the DLQ DDL, the pipeline configuration and SQL
+            // pipeline sources; every pipeline source, which read each
+            // other (a quarantine table and its clean twin, an AUTO CDC
+            // target declared elsewhere, imported rule dicts); every run
+            // config, which share checkpoints in config files and in
+            // Python; and, with a policy, which reads every dataset with
+            // the expectations, breakers and uniqueness views around it,
+            // every file.
+            Scope::File
+            | Scope::Flowgroup
+            | Scope::Expectations
+            | Scope::Quarantine
+            | Scope::Pipelines
+            | Scope::RunConfigs
+            | Scope::Policy => self.depends(base, edited, kind, plan),
             // The project as loaded changes only by a re-load (`lhp.yaml`,
-            // `dqlint.toml`: no slice).
-            Scope::Project => {}
-            // Followed after the lint, once the edit's effect on the model
-            // files is known (see [`relint`]).
-            Scope::Suppressions => {}
+            // `dqlint.toml`: no slice); suppressions are followed after the
+            // lint, once the edit's effect on the model files is known (see
+            // [`relint`]).
+            Scope::Library | Scope::Tokens | Scope::Project | Scope::Suppressions => {}
         }
         None
     }
