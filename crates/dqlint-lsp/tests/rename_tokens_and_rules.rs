@@ -93,9 +93,19 @@ const TOKEN_EXPECTATIONS: &str = "\
   name: region_is_catalog
 ";
 
+/// LHP substitutes the metadata expressions of `lhp.yaml`, not its description.
+const PROJECT: &str = "\
+name: orders_demo
+description: built on ${catalog}
+operational_metadata:
+  columns:
+    _source_catalog:
+      expression: F.lit('${catalog}')
+";
+
 fn token_project() -> TestProject {
     TestProject::new(&[
-        ("lhp.yaml", LHP_YAML),
+        ("lhp.yaml", PROJECT),
         ("substitutions/dev.yaml", DEV),
         ("substitutions/prd.yaml", PRD),
         ("templates/bronze.yaml", TEMPLATE),
@@ -197,6 +207,7 @@ async fn rename_a_token_in_every_file_and_environment() {
         // The key and the nested use in another token's value.
         (dev.clone(), vec![lake(1, 2, 9), lake(2, 22, 29)]),
         (project.uri("templates/bronze.yaml"), vec![lake(10, 17, 24)]),
+        (project.uri("lhp.yaml"), vec![lake(5, 27, 34)]),
     ];
     expected.sort();
     // Neither the expectations file, the YAML comment, nor `${secret:catalog}`.
@@ -234,6 +245,12 @@ async fn rename_a_token_in_every_file_and_environment() {
     // What is no token of the substitutions files.
     for (uri, line, character, why) in [
         (&fg, 26, 22, "secret reference"),
+        (
+            &project.uri("lhp.yaml"),
+            1,
+            25,
+            "in no place dqlint knows LHP to substitute",
+        ),
         (&fg, 26, 58, "LHP defines `${logical_env}` itself"),
         (
             &project.uri("expectations/orders.yaml"),

@@ -334,7 +334,7 @@ fn no_token_here(file: &SourceFile, offset: usize) -> Option<String> {
     Some(match (token.syntax, file.kind) {
         (TokenSyntax::Secret, _) => "dqlint: `${secret:...}` is a secret reference, not a token of the substitutions files".into(),
         (_, FileKind::Expectations) => "dqlint: LHP does not substitute tokens in expectations files (their rules are SQL as written), so this is no use of a token".into(),
-        _ => "dqlint: LHP does not substitute tokens here, so this is no use of a token".into(),
+        _ => "dqlint: this is in no place dqlint knows LHP to substitute (flowgroups, templates, presets, blueprints, substitutions, the pipeline config, `sql_path` files, DDL table names), so it is not renamed as a token".into(),
     })
 }
 
