@@ -5,8 +5,9 @@
 //! pipeline), an action's name, a substitution token (its key in every
 //! `substitutions/<env>.yaml` defining it and every `${name}` or `{name}`
 //! LHP substitutes, in YAML values, nested token values and `sql_path`
-//! files: [`super::rename_token`]) and a rule's name in an expectations
-//! file ([`super::rename_rule`]). Anything else, or a rename that would
+//! files, and in the DDL table names dqlint resolves:
+//! [`super::rename_token`]) and a rule's name in an expectations file
+//! ([`super::rename_rule`]). Anything else, or a rename that would
 //! collide, leave a value written in a template behind or edit text it
 //! cannot edit exactly, is refused with the reason.
 
