@@ -14,6 +14,8 @@ pub mod inlay_hint;
 pub mod pipeline;
 pub mod references;
 pub mod rename;
+pub mod rename_rule;
+pub mod rename_token;
 pub mod semantic_tokens;
 pub mod suppress;
 pub mod workspace_symbol;
