@@ -11,16 +11,26 @@ const MAX_INDENT: usize = 256;
 
 /// Refuses documents nested too deeply to parse safely.
 pub(crate) fn too_deep(source: &str) -> Option<String> {
+    // Only a line longer than the limit can be indented past it.
+    let indented_too_deep = |line: &str| {
+        line.len() > MAX_INDENT
+            && line.len() - line.trim_start_matches([' ', '-']).len() > MAX_INDENT
+    };
+    if source.lines().any(indented_too_deep) {
+        return Some(format!(
+            "this YAML document is indented more than {MAX_INDENT} columns deep; it was not linted"
+        ));
+    }
+    // Each bracket opens at most one level: with few of them (every real
+    // document), the nesting cannot be too deep.
+    let opening = source.bytes().filter(|b| matches!(b, b'[' | b'{')).count();
+    if opening <= MAX_NESTING {
+        return None;
+    }
     let mut depth: usize = 0;
     let mut deepest = 0;
     let mut quote: Option<u8> = None;
     for line in source.lines() {
-        let indent = line.len() - line.trim_start_matches([' ', '-']).len();
-        if indent > MAX_INDENT {
-            return Some(format!(
-                "this YAML document is indented more than {MAX_INDENT} columns deep; it was not linted"
-            ));
-        }
         for b in line.bytes() {
             match (quote, b) {
                 (Some(q), c) if c == q => quote = None,
@@ -193,5 +203,32 @@ pub(crate) fn trim_range(source: &str, line: Range<usize>) -> Range<usize> {
         line.start..line.start
     } else {
         start..end
+    }
+}
+
+#[cfg(test)]
+mod depth_guard_tests {
+    use super::too_deep;
+
+    #[test]
+    fn indentation_past_the_limit_is_refused() {
+        let line = format!("{}x: 1\n", " ".repeat(300));
+        let message = too_deep(&format!("a:\n{line}")).unwrap();
+        assert!(message.contains("indented more than 256"), "{message}");
+        // Long lines that are not indented are fine.
+        assert_eq!(too_deep(&format!("a: {}\n", "y".repeat(1000))), None);
+        assert_eq!(too_deep(&format!("{}x: 1\n", " ".repeat(256))), None);
+    }
+
+    #[test]
+    fn brackets_nested_past_the_limit_are_refused() {
+        let nested = |n: usize| format!("a: {}{}\n", "[".repeat(n), "]".repeat(n));
+        assert_eq!(too_deep(&nested(128)), None);
+        let message = too_deep(&nested(129)).unwrap();
+        assert!(message.contains("129 levels"), "{message}");
+        // Many brackets side by side, in quotes or in comments: not deep.
+        assert_eq!(too_deep(&format!("a: {}\n", "[]".repeat(500))), None);
+        assert_eq!(too_deep(&format!("a: '{}'\n", "[".repeat(500))), None);
+        assert_eq!(too_deep(&format!("a: 1 # {}\n", "{".repeat(500))), None);
     }
 }
