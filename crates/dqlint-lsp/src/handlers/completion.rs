@@ -4,7 +4,8 @@
 //! (`dqlint_project::vocabulary`); a rule's `action` in expectations files;
 //! `${` token names from the substitutions files; `expectations_file`
 //! paths; in a rule expression, the columns known to reach the
-//! data_quality actions reading the file; DQX checks (`dqx.rs`).
+//! data_quality actions reading the file; DQX checks (`dqx.rs`) and
+//! DQX's Python API (`dqx_python.rs`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -139,17 +140,21 @@ pub(super) fn completions_in(
         }
     }
 
-    if kind == FileKind::DqxChecks {
+    if matches!(kind, FileKind::DqxChecks | FileKind::PipelinePython) {
         let is_json = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-        let (candidates, replaced) = if is_json {
-            let offset: usize = lines[..position.line as usize]
+        let offset = || {
+            lines[..position.line as usize]
                 .iter()
                 .map(|l| l.len() + 1)
                 .sum::<usize>()
-                + before.len();
-            super::dqx::json_completions(catalogue, text, offset)
+                + before.len()
+        };
+        let (candidates, replaced) = if kind == FileKind::PipelinePython {
+            super::dqx_python::completions(catalogue, text, offset())
+        } else if is_json {
+            super::dqx::json_completions(catalogue, text, offset())
         } else {
             super::dqx::completions(catalogue, &lines, position.line as usize, before)
         };

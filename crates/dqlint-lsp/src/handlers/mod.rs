@@ -8,6 +8,7 @@ pub mod document_link;
 pub mod document_symbol;
 pub mod dqx;
 pub mod dqx_json;
+pub mod dqx_python;
 pub mod folding_range;
 pub mod hover;
 pub mod inlay_hint;
