@@ -7,10 +7,6 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 
-fn at(uri: &str, line: u32, character: u32) -> Value {
-    json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } })
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn use_template_goes_to_the_template_once() {
     let project = fixture_copy("showcase");

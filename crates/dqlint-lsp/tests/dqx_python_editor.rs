@@ -8,7 +8,7 @@
 mod common;
 
 use common::*;
-use serde_json::{json, Value};
+use serde_json::json;
 
 const PATH: &str = "quality/rules.py";
 const SOURCE: &str = r#"from databricks.labs.dqx.rule import DQRowRule, DQDatasetRule
@@ -28,28 +28,6 @@ checks = [
 
 const PLAIN: &str = "quality/plain.py";
 const PLAIN_SOURCE: &str = "from pyspark import pipelines as dp\nchecks = dict(criticality=\"\")\n";
-
-fn at(uri: &str, line: u32, character: u32) -> Value {
-    json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } })
-}
-
-fn labels(items: &Value) -> Vec<String> {
-    let items = items
-        .as_array()
-        .or_else(|| items["items"].as_array())
-        .unwrap_or_else(|| panic!("a completion list: {items}"));
-    items
-        .iter()
-        .map(|i| i["label"].as_str().unwrap().to_string())
-        .collect()
-}
-
-fn hover_text(hover: &Value) -> String {
-    hover["contents"]["value"]
-        .as_str()
-        .unwrap_or_else(|| panic!("a markdown hover: {hover}"))
-        .to_string()
-}
 
 async fn started(project: &TestProject, path: &str) -> TestClient {
     let mut client = TestClient::start();

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use serde_json::{json, Value};
+use serde_json::json;
 
 const PATH: &str = "transformations/sales.py";
 const SOURCE: &str = r#"from pyspark import pipelines as dp
@@ -30,17 +30,6 @@ def sales_clean():
 def sales_quarantine():
     return spark.readStream.table("raw_sales").filter(f"NOT ({RULES['valid_price']})")
 "#;
-
-fn at(uri: &str, line: u32, character: u32) -> Value {
-    json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } })
-}
-
-fn hover_text(hover: &Value) -> String {
-    hover["contents"]["value"]
-        .as_str()
-        .unwrap_or_else(|| panic!("a markdown hover: {hover}"))
-        .to_string()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pipeline_source_gets_diagnostics_hovers_definitions_and_fixes() {

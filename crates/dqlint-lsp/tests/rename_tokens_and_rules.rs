@@ -116,10 +116,6 @@ fn token_project() -> TestProject {
     ])
 }
 
-fn at(uri: &str, line: u32, character: u32) -> Value {
-    json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } })
-}
-
 fn rename(uri: &str, line: u32, character: u32, name: &str) -> Value {
     let mut params = at(uri, line, character);
     params["newName"] = json!(name);

@@ -448,3 +448,28 @@ pub fn orders_project() -> TestProject {
         ("pipelines/bronze/orders.yaml", FLOWGROUP),
     ])
 }
+
+/// A `textDocument` + `position` request body.
+pub fn at(uri: &str, line: u32, character: u32) -> Value {
+    json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } })
+}
+
+/// The labels of a completion answer (a list, or a `CompletionList`).
+pub fn labels(items: &Value) -> Vec<String> {
+    let items = items
+        .as_array()
+        .or_else(|| items["items"].as_array())
+        .unwrap_or_else(|| panic!("a completion list: {items}"));
+    items
+        .iter()
+        .map(|i| i["label"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The markdown of a hover answer.
+pub fn hover_text(hover: &Value) -> String {
+    hover["contents"]["value"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a markdown hover: {hover}"))
+        .to_string()
+}
