@@ -20,6 +20,9 @@ pub struct ExpressionFinding {
     /// Where the dialect makes the finding more severe than the rule's
     /// default (a non-boolean DQX `sql_expression` crashes the run).
     pub severity: Option<crate::diagnostic::Severity>,
+    /// For a rule written in one module and used by pipeline sources that
+    /// import it: where each uses it, with the dataset's name.
+    pub used_at: Vec<(FileId, Range<usize>, String)>,
 }
 
 pub fn findings<'c>(ctx: &'c Context) -> &'c [ExpressionFinding] {
@@ -56,6 +59,7 @@ fn compute(ctx: &Context) -> Vec<ExpressionFinding> {
                     span,
                     expression_span: expr.span.clone(),
                     severity: None,
+                    used_at: Vec::new(),
                 });
             }
         }
@@ -111,6 +115,7 @@ fn registry_findings(ctx: &Context) -> Vec<ExpressionFinding> {
                     span,
                     expression_span: expr.span.clone(),
                     severity,
+                    used_at: Vec::new(),
                 });
             }
         }
@@ -120,8 +125,11 @@ fn registry_findings(ctx: &Context) -> Vec<ExpressionFinding> {
 
 /// The known constraints of every pipeline source (decorators, `CONSTRAINT
 /// ... EXPECT`), through the same checks, at the characters of the source
-/// each piece came from. DLT constraints may hold no subquery or aggregate
-/// and must be boolean: both are errors there.
+/// each piece came from: a rule imported from another module of the
+/// project (`from rules import RULES`) at its characters there, once
+/// however many sources use it, each use a related location. DLT
+/// constraints may hold no subquery or aggregate and must be boolean:
+/// both are errors there.
 fn pipeline_findings(ctx: &Context) -> Vec<ExpressionFinding> {
     use crate::diagnostic::Severity;
     use dqlint_pipeline::model::Constraint;
@@ -134,6 +142,8 @@ fn pipeline_findings(ctx: &Context) -> Vec<ExpressionFinding> {
         .map(|u| u.name)
         .collect();
     let mut out = Vec::new();
+    // Findings in the modules rules are imported from, once each.
+    let mut imported: Vec<ExpressionFinding> = Vec::new();
     for source in crate::rules::pipeline::sources(ctx) {
         for dataset in &source.model.datasets {
             for expectation in &dataset.expectations {
@@ -176,18 +186,56 @@ fn pipeline_findings(ctx: &Context) -> Vec<ExpressionFinding> {
                         .source_span(f.range.clone())
                         .or_else(|| text.source_span(f.range.start..text.text.len()))
                         .unwrap_or_else(|| whole.clone());
-                    out.push(ExpressionFinding {
+                    let defined = |range: Range<usize>| {
+                        let (module, span) = text.definition(range)?;
+                        let module = crate::rules::pipeline::imported_module(
+                            ctx.project,
+                            source.file,
+                            module,
+                        )?;
+                        Some((module.id, span))
+                    };
+                    let finding = ExpressionFinding {
                         kind: f.kind,
                         message,
                         file: source.id(),
                         span,
                         expression_span: whole.clone(),
                         severity,
-                    });
+                        used_at: Vec::new(),
+                    };
+                    match defined(f.range.clone())
+                        .or_else(|| defined(f.range.start..text.text.len()))
+                    {
+                        Some((module, span)) => {
+                            let expression_span = defined(0..text.text.len())
+                                .filter(|(m, _)| *m == module)
+                                .map_or_else(|| span.clone(), |(_, s)| s);
+                            let used = (finding.file, whole.clone(), dataset.name.name.clone());
+                            let finding = ExpressionFinding {
+                                file: module,
+                                span,
+                                expression_span,
+                                ..finding
+                            };
+                            match imported.iter_mut().find(|o: &&mut ExpressionFinding| {
+                                (o.file, &o.span, o.kind, &o.message)
+                                    == (finding.file, &finding.span, finding.kind, &finding.message)
+                            }) {
+                                Some(same) => same.used_at.push(used),
+                                None => imported.push(ExpressionFinding {
+                                    used_at: vec![used],
+                                    ..finding
+                                }),
+                            }
+                        }
+                        None => out.push(finding),
+                    }
                 }
             }
         }
     }
+    out.extend(imported);
     out
 }
 
@@ -322,6 +370,7 @@ fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
                         span: crate::rules::dqx::string_span(ctx, file, node, text, range),
                         expression_span: node.span.clone(),
                         severity,
+                        used_at: Vec::new(),
                     });
                 }
             }

@@ -95,7 +95,7 @@ fn comments(file: &SourceFile) -> Vec<Range<usize>> {
     if file.kind.is_sql() {
         return dqlint_sql::line_comments(&file.text);
     }
-    if file.kind == FileKind::PipelinePython {
+    if matches!(file.kind, FileKind::PipelinePython | FileKind::PythonModule) {
         return dqlint_pipeline::PythonModule::parse(file.text.to_string()).comments();
     }
     if file
@@ -403,7 +403,7 @@ fn comment_marker(file: &SourceFile) -> Option<&'static str> {
     match file.kind {
         _ if file.read_error.is_some() || json => None,
         FileKind::Sql | FileKind::PipelineSql => Some("--"),
-        FileKind::PipelinePython => Some("#"),
+        FileKind::PipelinePython | FileKind::PythonModule => Some("#"),
         _ => file.yaml.as_ref().map(|_| "#"),
     }
 }
@@ -436,7 +436,7 @@ fn edit_works(file: &SourceFile, edit: &Edit, scope: Scope, rule: &RuleMeta) -> 
     edited.replace_range(edit.span.clone(), &edit.new_text);
     let comments = if file.kind.is_sql() {
         dqlint_sql::line_comments(&edited)
-    } else if file.kind == FileKind::PipelinePython {
+    } else if matches!(file.kind, FileKind::PipelinePython | FileKind::PythonModule) {
         let before = dqlint_pipeline::PythonModule::parse(file.text.to_string());
         let parsed = dqlint_pipeline::PythonModule::parse(edited.clone());
         if parsed.syntax_errors().len() > before.syntax_errors().len() {

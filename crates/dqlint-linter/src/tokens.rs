@@ -25,23 +25,48 @@ pub fn flowgroup_strings(fg: &Flowgroup) -> Vec<&Value> {
     out
 }
 
-/// Each token of a string value with the exact place of its text.
-pub fn located_tokens(project: &Project, value: &Value) -> Vec<(TokenRef, Origin)> {
+/// A token of a string value; where its text is, is found on demand
+/// ([`StrToken::origin`]): most tokens resolve and are never reported, and
+/// finding the place means searching the source text.
+pub struct StrToken<'v> {
+    pub token: TokenRef,
+    value: &'v Value,
+    /// How many earlier tokens of the string have the same text.
+    nth: usize,
+}
+
+impl StrToken<'_> {
+    /// The exact place of the token's text (its `nth` occurrence in the
+    /// value's source).
+    pub fn origin(&self, project: &Project) -> Origin {
+        let text = self.value.as_str().unwrap_or_default();
+        find_in_origin(
+            project,
+            &self.value.origin,
+            &text[self.token.range.clone()],
+            self.nth,
+        )
+    }
+}
+
+/// The tokens of a string value, in order.
+pub fn str_tokens(value: &Value) -> Vec<StrToken<'_>> {
     let Some(text) = value.as_str() else {
         return Vec::new();
     };
     let tokens = scan_tokens(text);
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(tokens.len());
     for (i, token) in tokens.iter().enumerate() {
         let token_text = &text[token.range.clone()];
         let nth = tokens[..i]
             .iter()
             .filter(|t| &text[t.range.clone()] == token_text)
             .count();
-        out.push((
-            token.clone(),
-            find_in_origin(project, &value.origin, token_text, nth),
-        ));
+        out.push(StrToken {
+            token: token.clone(),
+            value,
+            nth,
+        });
     }
     out
 }

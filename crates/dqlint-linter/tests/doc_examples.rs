@@ -22,9 +22,11 @@ fn materialise(example: &DocExample, dir: &Path) {
     if !example.files.iter().any(|f| f.path.ends_with(".sql")) {
         let mut ddl = String::new();
         for table in dlq_tables(example) {
-            ddl.push_str(&dqlint_sql::ddl::dlq_inbox_ddl(&table));
+            ddl.push_str(&dqlint_linter::rules::dlq::contract::dlq_inbox_ddl(&table));
             ddl.push('\n');
-            ddl.push_str(&dqlint_sql::ddl::dlq_outbox_ddl(&format!("{table}_outbox")));
+            ddl.push_str(&dqlint_linter::rules::dlq::contract::dlq_outbox_ddl(
+                &format!("{table}_outbox"),
+            ));
             ddl.push('\n');
         }
         if !ddl.is_empty() {

@@ -123,3 +123,35 @@ fn no_rule_reads_the_disk() {
         offenders.join("\n")
     );
 }
+
+/// The editor's features (completion, definition, links, hover...) read the
+/// project model the load built, which holds the open buffers; a path they
+/// need to probe goes through `dqlint_project::files`, like the load's.
+#[test]
+fn no_editor_handler_reads_the_disk() {
+    let handlers = Path::new(env!("CARGO_MANIFEST_DIR")).join("../dqlint-lsp/src/handlers");
+    let mut files = Vec::new();
+    rust_files(&handlers, &mut files);
+    assert!(
+        files.len() > 10,
+        "the handlers moved: {}",
+        handlers.display()
+    );
+    let mut offenders = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for call in DISK_ACCESS.iter().filter(|call| line.contains(*call)) {
+                offenders.push(format!("{}:{}: {call}", file.display(), n + 1));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "editor handlers read the project model, not the disk; found:\n{}",
+        offenders.join("\n")
+    );
+}

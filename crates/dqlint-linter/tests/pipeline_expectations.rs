@@ -107,6 +107,89 @@ fn rules_imported_from_a_project_module_are_checked_there() {
     assert_eq!(found, ["DQ911 pipelines/orders.py:2: LOADED"]);
 }
 
+/// A SQL error in a rule dict of another module is reported at its
+/// characters there, once for every source that imports it, with each
+/// use a related location; a text that mixes this file's characters with
+/// the module's stays where it is written.
+#[test]
+fn sql_of_rules_imported_from_a_project_module_is_reported_where_written() {
+    let rules =
+        "RULES = {\n    'valid_id': 'id IS NOT NULL',\n    'valid_price': 'price > = 0',\n}\n";
+    let user = |name: &str| {
+        format!(
+            "from pyspark import pipelines as dp\n\
+             from .rules import RULES\n\
+             @dp.table\n\
+             @dp.expect_all_or_drop(RULES)\n\
+             def {name}():\n    return spark.readStream.table('raw')\n"
+        )
+    };
+    let mixed = "from pyspark import pipelines as dp\n\
+                 from .rules import RULES\n\
+                 @dp.table\n\
+                 @dp.expect('mixed', f\"NOT ({RULES['valid_id']}) AND\")\n\
+                 def mixed():\n    return spark.readStream.table('raw')\n";
+    let (orders, returns) = (user("orders"), user("returns"));
+    let dir = project(&[
+        ("pipelines/rules.py", rules),
+        ("pipelines/orders.py", &orders),
+        ("pipelines/returns.py", &returns),
+        ("pipelines/mixed.py", mixed),
+    ]);
+    let project = Project::load(dir.path(), &LoadOptions::default()).unwrap();
+    let at = |file: dqlint_project::FileId, span: &std::ops::Range<usize>| {
+        let file = project.file(file);
+        let line = file.lines.position(&file.text, span.start).line;
+        format!("{}:{}: {}", file.rel, line, &file.text[span.clone()])
+    };
+    let found: Vec<(String, Vec<String>)> =
+        lint_configured(&project, &Config::default(), &Selection::default())
+            .iter()
+            .filter(|d| d.rule.code.starts_with("DQ3"))
+            .map(|d| {
+                (
+                    at(d.primary.file, &d.primary.span),
+                    d.related
+                        .iter()
+                        .map(|r| {
+                            format!("{} ({})", at(r.location.file, &r.location.span), r.message)
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+    let imported = |dataset: &str| {
+        format!(
+            "pipelines/{dataset}.py:2: RULES (imported here by the expectations of `{dataset}`)"
+        )
+    };
+    assert_eq!(
+        found,
+        [
+            ("pipelines/mixed.py:4: AND".to_string(), Vec::new()),
+            (
+                "pipelines/rules.py:3: =".to_string(),
+                vec![imported("orders"), imported("returns")]
+            ),
+        ],
+        "{found:#?}"
+    );
+
+    // Where the finding is, a comment suppresses it.
+    std::fs::write(
+        dir.path().join("pipelines/rules.py"),
+        rules.replace("0',", "0',  # dqlint: ignore[DQ301] reviewed"),
+    )
+    .unwrap();
+    let project = Project::load(dir.path(), &LoadOptions::default()).unwrap();
+    let codes: Vec<String> = lint_configured(&project, &Config::default(), &Selection::default())
+        .iter()
+        .filter(|d| d.rule.code.starts_with("DQ3") || d.rule.code == "DQ009")
+        .map(|d| format!("{} {}", d.rule.code, project.file(d.primary.file).rel))
+        .collect();
+    assert_eq!(codes, ["DQ307 pipelines/mixed.py"]);
+}
+
 #[test]
 fn a_configured_rule_loader_is_not_reported_as_not_static() {
     let files = [(

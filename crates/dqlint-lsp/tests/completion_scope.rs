@@ -149,3 +149,46 @@ async fn keys_and_values_of_the_block_at_the_cursor_in_every_lhp_file() {
     );
     assert!(client.shutdown_and_exit().await);
 }
+
+/// `expectations_file:` offers the project's YAML and JSON files from the
+/// load's listing: in a sub-folder at most four deep, not in the LHP layout
+/// folders, hidden folders or folders no dialect reads (a virtualenv).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn expectations_file_offers_the_projects_rule_files() {
+    let project = TestProject::new(&[
+        ("lhp.yaml", LHP_YAML),
+        ("substitutions/dev.yaml", SUBSTITUTIONS),
+        ("expectations/orders_quality.yaml", EXPECTATIONS),
+        ("pipelines/bronze/orders.yaml", FLOWGROUP),
+        ("quality/a/b/c/rules.json", "{}\n"),
+        ("quality/a/b/c/d/too_deep.yaml", "{}\n"),
+        ("top_level.yaml", "{}\n"),
+        (".hidden/rules.yaml", "{}\n"),
+        ("quality/.drafts/rules.yaml", "{}\n"),
+        ("templates/t.yaml", "name: t\n"),
+        ("venv/lib/site.yaml", "{}\n"),
+        ("expectations/notes.txt", "not a rule file\n"),
+    ]);
+    let uri = project.uri(FLOWGROUP_PATH);
+    let mut client = TestClient::start();
+    client.initialize(&project.root, json!({})).await;
+    client.open(&project.path(FLOWGROUP_PATH), 1);
+    client.diagnostics(&uri, |p| p["version"] == 1).await;
+    let offered = labels(
+        &client
+            .request(
+                "textDocument/completion",
+                json!({ "textDocument": { "uri": uri }, "position": { "line": 18, "character": 23 } }),
+            )
+            .await,
+    );
+    assert_eq!(
+        offered,
+        [
+            "expectations/orders_quality.yaml",
+            "quality/a/b/c/rules.json"
+        ],
+        "{offered:?}"
+    );
+    assert!(client.shutdown_and_exit().await);
+}

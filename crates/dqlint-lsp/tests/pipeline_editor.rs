@@ -174,3 +174,83 @@ def orders_unique():
     assert!(!text.contains("`range`"), "{text}");
     assert!(client.shutdown_and_exit().await);
 }
+
+/// A rule dict imported from another module of the project: definition
+/// goes to its characters in that module, hover shows the SQL and who
+/// uses it, and a SQL error in it is reported there, with the import as
+/// a related location.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn values_imported_from_a_project_module_point_at_their_definition() {
+    let rules = "RULES = {\n    \"valid_price\": \"price > = 0\",\n    \"valid_id\": \"order_id IS NOT NULL\",\n}\n";
+    let source = r#"from pyspark import pipelines as dp
+from quality.rules import RULES
+
+@dp.table()
+@dp.expect_all_or_drop(RULES)
+def sales_clean():
+    return spark.readStream.table("raw_sales")
+
+@dp.table()
+@dp.expect("id", RULES["valid_id"])
+def sales_ids():
+    return spark.readStream.table("raw_sales")
+"#;
+    let project = TestProject::new(&[
+        (".git/HEAD", "ref: refs/heads/main\n"),
+        (PATH, source),
+        ("quality/rules.py", rules),
+    ]);
+    let uri = project.uri(PATH);
+    let rules_uri = project.uri("quality/rules.py");
+    let mut client = TestClient::start();
+    client
+        .initialize(&project.root, json!({ "debounceMs": 10 }))
+        .await;
+    client.open(&project.path(PATH), 1);
+    client.diagnostics(&uri, |p| p["version"] == 1).await;
+
+    // `RULES["valid_id"]` -> the entry's text in quality/rules.py.
+    let entry = client
+        .request("textDocument/definition", at(&uri, 9, 19))
+        .await;
+    assert_eq!(entry[0]["uri"], rules_uri, "{entry}");
+    assert_eq!(entry[0]["range"], range((2, 17), (2, 37)), "{entry}");
+    // `RULES` in the decorator -> the dict's entries there.
+    let dict = client
+        .request("textDocument/definition", at(&uri, 4, 25))
+        .await;
+    assert_eq!(dict[0]["uri"], rules_uri, "{dict}");
+    assert_eq!(dict[0]["range"], range((1, 5), (2, 37)), "{dict}");
+
+    // Hover on the subscript: the SQL, and the datasets using that entry.
+    let text = hover_text(&client.request("textDocument/hover", at(&uri, 9, 19)).await);
+    assert!(text.contains("order_id IS NOT NULL"), "{text}");
+    assert!(
+        text.contains("`sales_clean`: expectation `valid_id` (drop)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("`sales_ids`: expectation `id` (warn)"),
+        "{text}"
+    );
+    assert!(!text.contains("valid_price"), "{text}");
+
+    // The SQL error of the module's rule, at its characters there.
+    client.open(&project.path("quality/rules.py"), 1);
+    let found = client
+        .diagnostics(&rules_uri, |p| {
+            p["diagnostics"].as_array().is_some_and(|d| !d.is_empty())
+        })
+        .await;
+    let error = diagnostic(&found, "DQ301");
+    // `price > = 0`: the `=`.
+    assert_eq!(error["range"], range((1, 28), (1, 29)), "{error}");
+    let related = &error["relatedInformation"][0];
+    assert_eq!(related["location"]["uri"], uri, "{error}");
+    assert_eq!(
+        related["location"]["range"],
+        range((1, 26), (1, 31)),
+        "{error}"
+    );
+    assert!(client.shutdown_and_exit().await);
+}

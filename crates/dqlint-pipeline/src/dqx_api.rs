@@ -256,22 +256,128 @@ pub fn read(module: &PythonModule, catalogue: &Catalogue) -> DqxApi {
     out
 }
 
+/// The names a module imports from DQX (and from `pyspark.sql.functions`,
+/// which builds the `Column` arguments): what makes a call a DQX rule and
+/// a `check_func` a check function, for the reader and for the editor.
+#[derive(Clone, Debug, Default)]
+pub struct DqxImports {
+    /// Local names of DQX's check-function modules (`check_funcs`).
+    pub func_modules: Vec<String>,
+    /// Names imported from them: local name -> function.
+    pub func_names: HashMap<String, String>,
+    /// Local names of DQX's classes: local name -> class.
+    pub classes: HashMap<String, String>,
+    /// Local names of `pyspark.sql.functions` (`F`) and names imported
+    /// from it.
+    pub spark_functions: Vec<String>,
+    pub spark_names: Vec<String>,
+}
+
+impl DqxImports {
+    /// The imports of `module`'s top-level statements (a notebook's
+    /// cells and `if` blocks are not module level).
+    pub fn of(module: &PythonModule) -> DqxImports {
+        let mut imports = DqxImports::default();
+        let root = module.tree.root_node();
+        let mut cursor = root.walk();
+        for statement in root.children(&mut cursor) {
+            imports.read(&module.source, statement);
+        }
+        imports
+    }
+
+    /// Whether the module imports anything of DQX.
+    pub fn uses_dqx(&self) -> bool {
+        !(self.func_modules.is_empty() && self.func_names.is_empty() && self.classes.is_empty())
+    }
+
+    /// Whether `dotted` (an expression's text) names a check-function
+    /// module: a local name of one, or its full path.
+    pub fn is_funcs_module(&self, dotted: &str) -> bool {
+        self.func_modules.iter().any(|m| m == dotted) || is_funcs_module(dotted)
+    }
+
+    /// The check function a `check_func` written as `written` names:
+    /// `check_funcs.is_not_null`, or a name imported from a check-function
+    /// module.
+    pub fn check_function<'a>(&'a self, written: &'a str) -> Option<&'a str> {
+        match written.rsplit_once('.') {
+            Some((module, name)) => self.is_funcs_module(module.trim()).then_some(name.trim()),
+            None => self.func_names.get(written.trim()).map(String::as_str),
+        }
+    }
+
+    /// The DQX class a callee written as `callee` names (`DQRowRule`,
+    /// `rule.DQRowRule`).
+    pub fn class_of<'a>(&'a self, callee: &'a str) -> Option<&'a str> {
+        match callee.rsplit_once('.') {
+            None => self.classes.get(callee).map(String::as_str),
+            Some((object, attribute)) => (object.starts_with("databricks.labs.dqx")
+                || self
+                    .classes
+                    .contains_key(object.split('.').next().unwrap_or("")))
+            .then_some(attribute),
+        }
+    }
+
+    /// Reads one statement, if it is an import.
+    fn read(&mut self, source: &str, statement: Node) {
+        let text = |n: Node| &source[n.byte_range()];
+        let parts = |name: Node| match name.kind() {
+            "aliased_import" => (
+                name.child_by_field_name("name").map_or("", text),
+                name.child_by_field_name("alias").map(text),
+            ),
+            _ => (text(name), None),
+        };
+        let mut c = statement.walk();
+        let names: Vec<Node> = statement.children_by_field_name("name", &mut c).collect();
+        match statement.kind() {
+            "import_statement" => {
+                for name in names {
+                    let (module, alias) = parts(name);
+                    let local = alias.unwrap_or(module);
+                    if is_funcs_module(module) {
+                        self.func_modules.push(local.to_string());
+                    } else if module == "pyspark.sql.functions" {
+                        self.spark_functions.push(local.to_string());
+                    }
+                }
+            }
+            "import_from_statement" => {
+                let Some(module) = statement.child_by_field_name("module_name") else {
+                    return;
+                };
+                let module = text(module);
+                for name in names {
+                    let (api, alias) = parts(name);
+                    let local = alias.unwrap_or(api).to_string();
+                    let full = format!("{module}.{api}");
+                    if is_funcs_module(&full) {
+                        self.func_modules.push(local);
+                    } else if is_funcs_module(module) {
+                        self.func_names.insert(local, api.to_string());
+                    } else if module.starts_with("databricks.labs.dqx") {
+                        self.classes.insert(local, api.to_string());
+                    } else if full == "pyspark.sql.functions" {
+                        self.spark_functions.push(local);
+                    } else if module == "pyspark.sql.functions" {
+                        self.spark_names.push(local);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 struct Reader<'m> {
     module: &'m PythonModule,
     catalogue: &'m Catalogue,
     evaluator: Evaluator<'m>,
     /// Module-level `name = value`, in file order.
     bindings: HashMap<&'m str, Vec<Node<'m>>>,
-    /// Local names of DQX's check-function modules (`check_funcs`).
-    func_modules: Vec<String>,
-    /// Names imported from them: local name -> function.
-    func_names: HashMap<String, String>,
-    /// Local names of DQX's classes: local name -> class.
-    classes: HashMap<String, String>,
-    /// Local names of `pyspark.sql.functions` (`F`) and names imported
-    /// from it.
-    spark_functions: Vec<String>,
-    spark_names: Vec<String>,
+    imports: DqxImports,
     out: DqxApi,
 }
 
@@ -282,11 +388,7 @@ impl<'m> Reader<'m> {
             catalogue,
             evaluator: Evaluator::new(module),
             bindings: HashMap::new(),
-            func_modules: Vec::new(),
-            func_names: HashMap::new(),
-            classes: HashMap::new(),
-            spark_functions: Vec::new(),
-            spark_names: Vec::new(),
+            imports: DqxImports::default(),
             out: DqxApi::default(),
         };
         reader.scan_module();
@@ -308,42 +410,8 @@ impl<'m> Reader<'m> {
 
     fn scan_statement(&mut self, statement: Node<'m>) {
         match statement.kind() {
-            "import_statement" => {
-                let mut c = statement.walk();
-                let names: Vec<Node> = statement.children_by_field_name("name", &mut c).collect();
-                for name in names {
-                    let (module, alias) = self.import_parts(name);
-                    let local = alias.unwrap_or(module);
-                    if is_funcs_module(module) {
-                        self.func_modules.push(local.to_string());
-                    } else if module == "pyspark.sql.functions" {
-                        self.spark_functions.push(local.to_string());
-                    }
-                }
-            }
-            "import_from_statement" => {
-                let Some(module) = statement.child_by_field_name("module_name") else {
-                    return;
-                };
-                let module = self.text(module);
-                let mut c = statement.walk();
-                let names: Vec<Node> = statement.children_by_field_name("name", &mut c).collect();
-                for name in names {
-                    let (api, alias) = self.import_parts(name);
-                    let local = alias.unwrap_or(api).to_string();
-                    let full = format!("{module}.{api}");
-                    if is_funcs_module(&full) {
-                        self.func_modules.push(local);
-                    } else if is_funcs_module(module) {
-                        self.func_names.insert(local, api.to_string());
-                    } else if module.starts_with("databricks.labs.dqx") {
-                        self.classes.insert(local, api.to_string());
-                    } else if full == "pyspark.sql.functions" {
-                        self.spark_functions.push(local);
-                    } else if module == "pyspark.sql.functions" {
-                        self.spark_names.push(local);
-                    }
-                }
+            "import_statement" | "import_from_statement" => {
+                self.imports.read(&self.module.source, statement);
             }
             "expression_statement" => {
                 let Some(assignment) = statement.named_child(0) else {
@@ -370,32 +438,11 @@ impl<'m> Reader<'m> {
         }
     }
 
-    fn import_parts(&self, name: Node) -> (&'m str, Option<&'m str>) {
-        match name.kind() {
-            "aliased_import" => (
-                name.child_by_field_name("name")
-                    .map_or("", |n| self.text(n)),
-                name.child_by_field_name("alias").map(|n| self.text(n)),
-            ),
-            _ => (self.text(name), None),
-        }
-    }
-
     /// The DQX class a callee names (`DQRowRule`, `rule.DQRowRule`).
     fn class_of(&self, callee: Node) -> Option<&str> {
-        match callee.kind() {
-            "identifier" => self.classes.get(self.text(callee)).map(String::as_str),
-            "attribute" => {
-                let attribute = self.text(callee.child_by_field_name("attribute")?);
-                let object = self.text(callee.child_by_field_name("object")?);
-                (object.starts_with("databricks.labs.dqx")
-                    || self
-                        .classes
-                        .contains_key(object.split('.').next().unwrap_or("")))
-                .then_some(attribute)
-            }
-            _ => None,
-        }
+        matches!(callee.kind(), "identifier" | "attribute")
+            .then(|| self.imports.class_of(self.text(callee)))
+            .flatten()
     }
 
     fn walk(&mut self, node: Node<'m>) {
@@ -784,8 +831,7 @@ impl<'m> Reader<'m> {
                 ) else {
                     return self.unknown(node);
                 };
-                let object = self.text(object);
-                if self.func_modules.iter().any(|m| m == object) || is_funcs_module(object) {
+                if self.imports.is_funcs_module(self.text(object)) {
                     return Typed::new(
                         attribute.byte_range(),
                         Kind::Str(self.text(attribute).to_string()),
@@ -793,7 +839,7 @@ impl<'m> Reader<'m> {
                 }
                 self.unknown(node)
             }
-            "identifier" => match self.func_names.get(self.text(node)) {
+            "identifier" => match self.imports.func_names.get(self.text(node)) {
                 Some(name) => Typed::new(node.byte_range(), Kind::Str(name.clone())),
                 None => self.unknown(node),
             },
@@ -1086,10 +1132,14 @@ impl<'m> Reader<'m> {
 
     fn is_spark_function(&self, callee: Node) -> bool {
         match callee.kind() {
-            "identifier" => self.spark_names.iter().any(|n| n == self.text(callee)),
+            "identifier" => self
+                .imports
+                .spark_names
+                .iter()
+                .any(|n| n == self.text(callee)),
             "attribute" => callee.child_by_field_name("object").is_some_and(|o| {
                 let object = self.text(o);
-                self.spark_functions.iter().any(|f| f == object)
+                self.imports.spark_functions.iter().any(|f| f == object)
                     || object == "pyspark.sql.functions"
             }),
             _ => false,

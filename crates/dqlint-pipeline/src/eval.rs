@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::Arc;
 
 use tree_sitter::Node;
 
@@ -14,10 +15,27 @@ use crate::python::PythonModule;
 
 /// A string whose bytes each know their source byte (`None`: no source,
 /// such as the separator of a `join` that came from an unknown place).
+///
+/// A value imported from another module of the project keeps two maps:
+/// `origin` points its bytes at the imported name in this file (so every
+/// span of the file's model is a span of the file), and `defined` at the
+/// bytes of the module that wrote them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Evaluated {
     pub text: String,
     pub origin: Vec<Option<usize>>,
+    /// For each byte, where another module of the project wrote it; empty
+    /// when no byte came from another module.
+    pub defined: Vec<Option<Defined>>,
+}
+
+/// A byte of a value written in another module of the project: the module
+/// as this file's import names it (`conf.rules`, `.rules`) and the byte's
+/// offset in that module's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Defined {
+    pub module: Arc<str>,
+    pub offset: usize,
 }
 
 impl Evaluated {
@@ -26,6 +44,7 @@ impl Evaluated {
             self.origin.push(Some(start + i));
         }
         self.text.push_str(text);
+        self.pad_defined();
     }
 
     fn push_mapped(&mut self, text: &str, at: usize) {
@@ -33,11 +52,60 @@ impl Evaluated {
             self.origin.push(Some(at));
         }
         self.text.push_str(text);
+        self.pad_defined();
     }
 
     fn append(&mut self, other: &Evaluated) {
+        if !other.defined.is_empty() {
+            self.defined.resize(self.text.len(), None);
+            self.defined.extend_from_slice(&other.defined);
+        }
         self.text.push_str(&other.text);
         self.origin.extend_from_slice(&other.origin);
+        self.pad_defined();
+    }
+
+    /// Bytes `range` of `other`, with both their maps.
+    fn push_part(&mut self, other: &Evaluated, range: Range<usize>) {
+        if !other.defined.is_empty() {
+            self.defined.resize(self.text.len(), None);
+            self.defined
+                .extend_from_slice(&other.defined[range.clone()]);
+        }
+        self.text.push_str(&other.text[range.clone()]);
+        self.origin.extend_from_slice(&other.origin[range]);
+        self.pad_defined();
+    }
+
+    /// Keeps `defined` empty, or as long as the text.
+    fn pad_defined(&mut self) {
+        if !self.defined.is_empty() {
+            self.defined.resize(self.text.len(), None);
+        }
+    }
+
+    /// Where another module of the project wrote evaluated bytes `range`:
+    /// the module as imported and the span there, from the first mapped
+    /// byte to the last. `None` when a byte of the range is this file's
+    /// own, or the bytes come from more than one module.
+    pub fn definition(&self, range: Range<usize>) -> Option<(&str, Range<usize>)> {
+        let mapped = self.origin.get(range.clone())?;
+        let defined = self.defined.get(range)?;
+        let mut bytes = mapped
+            .iter()
+            .zip(defined)
+            .filter(|(origin, _)| origin.is_some())
+            .map(|(_, defined)| defined.as_ref());
+        let first = bytes.next()??;
+        let mut last = first;
+        for byte in bytes {
+            let byte = byte?;
+            if byte.module != first.module {
+                return None;
+            }
+            last = byte;
+        }
+        Some((&first.module, first.offset..last.offset + 1))
     }
 
     /// The source range of evaluated bytes `range` (its first and last
@@ -244,6 +312,9 @@ impl<'m> Evaluator<'m> {
                 let mut entries = Vec::new();
                 let mut cursor = node.walk();
                 for pair in node.named_children(&mut cursor) {
+                    if pair.kind() == "comment" {
+                        continue;
+                    }
                     if pair.kind() != "pair" {
                         return Value::unknown(pair, "a `**` expansion in a dict");
                     }
@@ -551,13 +622,11 @@ fn format_positional(template: &Evaluated, values: &[Evaluated]) -> Option<Evalu
     while i < bytes.len() {
         match bytes[i] {
             b'{' if bytes.get(i + 1) == Some(&b'{') => {
-                out.text.push('{');
-                out.origin.push(template.origin[i]);
+                out.push_part(template, i..i + 1);
                 i += 2;
             }
             b'}' if bytes.get(i + 1) == Some(&b'}') => {
-                out.text.push('}');
-                out.origin.push(template.origin[i]);
+                out.push_part(template, i..i + 1);
                 i += 2;
             }
             b'{' => {
@@ -575,9 +644,7 @@ fn format_positional(template: &Evaluated, values: &[Evaluated]) -> Option<Evalu
             b'}' => return None,
             _ => {
                 let ch_len = template.text[i..].chars().next()?.len_utf8();
-                out.text.push_str(&template.text[i..i + ch_len]);
-                out.origin
-                    .extend_from_slice(&template.origin[i..i + ch_len]);
+                out.push_part(template, i..i + ch_len);
                 i += ch_len;
             }
         }
@@ -672,6 +739,9 @@ mod tests {
         assert_eq!(text(&v), "x > y");
         let (_, v) = eval_last("R = {}\nR['k'] = 'a\\'b'\nX = R['k']\n");
         assert_eq!(text(&v), "a'b");
+        // A comment between entries is no `**` expansion.
+        let (_, v) = eval_last("X = {\n  'a': 'x > 0',  # reviewed\n  # next\n  'b': 'y',\n}\n");
+        assert_eq!(v.get("b").map(text), Some("y"));
     }
 
     #[test]

@@ -28,5 +28,5 @@ pub mod sql;
 pub mod uniqueness;
 pub mod witness;
 
-pub use eval::{Evaluated, Evaluator, Value};
+pub use eval::{Defined, Evaluated, Evaluator, Value};
 pub use python::{Discovery, PythonModule, SyntaxError};

@@ -270,6 +270,7 @@ impl Evaluated {
         Evaluated {
             text: text.to_string(),
             origin: (start..start + text.len()).map(Some).collect(),
+            defined: Vec::new(),
         }
     }
 }

@@ -20,10 +20,11 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use tree_sitter::Node;
 
-use crate::eval::{Evaluated, Evaluator, Value};
+use crate::eval::{Defined, Evaluated, Evaluator, Value};
 use crate::model::{
     ApiMisuse, Dataset, DatasetKind, ExpectAction, Flow, LegacyUse, Misplacement, Named,
     PipelineFile,
@@ -119,8 +120,9 @@ fn notebook_without_broken_cells(
 
 /// Names imported from other modules of the project, evaluated there and
 /// mapped onto the imported name in this file (the other file's bytes are
-/// not this file's).
-fn imported_values(
+/// not this file's), each string byte keeping where that module wrote it.
+/// `imports` is [`read`]'s; [`Evaluator::with_imports`] takes the result.
+pub fn imported_values(
     module: &PythonModule,
     imports: &dyn Fn(&str) -> Option<String>,
 ) -> HashMap<String, Value> {
@@ -220,8 +222,13 @@ fn imported_values(
 }
 
 /// A value of another module, its source map pointing at `to` (the name in
-/// this file's import), spread over it in order.
+/// this file's import), spread over it in order; where the module wrote
+/// each byte is kept beside it ([`Evaluated::definition`]).
 fn remap(value: &Value, to: Range<usize>, module: &str) -> Value {
+    remap_from(value, to, &Arc::from(module))
+}
+
+fn remap_from(value: &Value, to: Range<usize>, module: &Arc<str>) -> Value {
     match value {
         Value::Str(s) => {
             // First byte to the name's first, last to its last.
@@ -232,17 +239,35 @@ fn remap(value: &Value, to: Range<usize>, module: &str) -> Value {
                 origin: (0..s.text.len())
                     .map(|k| Some(to.start + k * last / steps))
                     .collect(),
+                defined: s
+                    .origin
+                    .iter()
+                    .map(|at| {
+                        at.map(|offset| Defined {
+                            module: module.clone(),
+                            offset,
+                        })
+                    })
+                    .collect(),
             })
         }
         Value::Dict(entries) => Value::Dict(
             entries
                 .iter()
-                .map(|(k, v)| (remap(k, to.clone(), module), remap(v, to.clone(), module)))
+                .map(|(k, v)| {
+                    (
+                        remap_from(k, to.clone(), module),
+                        remap_from(v, to.clone(), module),
+                    )
+                })
                 .collect(),
         ),
-        Value::List(items) => {
-            Value::List(items.iter().map(|v| remap(v, to.clone(), module)).collect())
-        }
+        Value::List(items) => Value::List(
+            items
+                .iter()
+                .map(|v| remap_from(v, to.clone(), module))
+                .collect(),
+        ),
         Value::Int(i) => Value::Int(*i),
         Value::Unknown { reason, .. } => Value::Unknown {
             span: to,

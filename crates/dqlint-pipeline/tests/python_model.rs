@@ -891,9 +891,14 @@ def t():
     let c = known(&t.expectations[0].constraint);
     assert_eq!(c.text, "price > 0");
     assert_eq!(t.expectations[0].name.as_ref().unwrap().name, "valid_price");
-    // The other file's bytes are not this file's: the map points at the import.
+    // The other file's bytes are not this file's: the map points at the
+    // import, and the definition at the characters of the module.
     let span = c.source_span(0..c.text.len()).unwrap();
     assert_eq!(at(&source, &span), "RULES");
+    let (module, defined) = c.definition(0..c.text.len()).unwrap();
+    assert_eq!((module, &rules[defined]), ("conf.rules", "price > 0"));
+    let (_, defined) = c.definition(6..9).unwrap();
+    assert_eq!(&rules[defined], "> 0");
     assert_eq!(t.reads[0].source.name, "raw");
     assert_eq!(at(&source, &t.reads[0].source.span), "SOURCE");
     assert!(matches!(
@@ -929,6 +934,27 @@ def b():
     let c = known(&b.expectations[0].constraint);
     assert_eq!(c.text, "price > 0");
     assert_eq!(at(&source, &c.source_span(0..c.text.len()).unwrap()), "*");
+    let (_, defined) = c.definition(0..c.text.len()).unwrap();
+    assert_eq!(&rules[defined], "price > 0");
+
+    // Text of this file around an imported rule: the rule's bytes are the
+    // module's, the rest this file's own.
+    let source = format!(
+        "{DP}from conf.rules import RULES
+@dp.table
+@dp.expect_or_drop('not_valid', f\"NOT ({{RULES['valid_price']}})\")
+def q():
+    return spark.readStream.table('raw')
+"
+    );
+    let file = read(&source, &imports);
+    check_spans(&source, &file);
+    let c = known(&dataset(&file, "q").expectations[0].constraint);
+    assert_eq!(c.text, "NOT (price > 0)");
+    assert_eq!(c.definition(0..c.text.len()), None);
+    assert_eq!(c.definition(0..4), None);
+    let (module, defined) = c.definition(5..14).unwrap();
+    assert_eq!((module, &rules[defined]), ("conf.rules", "price > 0"));
 }
 
 #[test]

@@ -111,6 +111,55 @@ impl SourceFile {
 /// Text of open editor buffers, which win over the disk.
 pub type Overlay = HashMap<PathBuf, Arc<str>>;
 
+/// The regular files under a lint root, walked once per load: in file-name
+/// order, symbolic links not followed, outside the folders no dialect reads
+/// (`dialect::SKIPPED`: version control, caches, virtual environments,
+/// build and LHP output). The loader finds SQL, DQX, pipeline and registry
+/// files in it, and the editor offers paths from it, so none of them walks
+/// the disk again. (The LHP layout folders, `pipelines/`, `templates/` and
+/// `blueprints/`, are read as LHP reads them: links followed, loops
+/// reported; see the loader.)
+#[derive(Clone, Debug, Default)]
+pub struct Listing {
+    files: Arc<[PathBuf]>,
+}
+
+impl Listing {
+    pub fn walk(root: &Path) -> Listing {
+        let files: Vec<PathBuf> = walkdir::WalkDir::new(root)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| {
+                e.depth() == 0
+                    || !crate::dialect::SKIPPED.contains(&e.file_name().to_string_lossy().as_ref())
+            })
+            .flatten()
+            .filter(|entry| entry.file_type().is_file())
+            .map(walkdir::DirEntry::into_path)
+            .collect();
+        Listing {
+            files: files.into(),
+        }
+    }
+
+    /// Every listed file, in walk order.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// The listed files whose extension is one of `extensions`.
+    pub fn with_extension<'a>(
+        &'a self,
+        extensions: &'a [&str],
+    ) -> impl Iterator<Item = &'a PathBuf> + 'a {
+        self.files.iter().filter(move |path| {
+            path.extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| extensions.contains(&x))
+        })
+    }
+}
+
 /// Files larger than this are reported, not read. The largest real LHP
 /// file we know is a few hundred KB; a file this size is generated or a
 /// mistake, and parsing it would take seconds and about twenty times its
@@ -136,10 +185,15 @@ pub enum Missing {
     LinkToSpecial(PathBuf),
 }
 
+/// Whether a regular file (or a link to one) stands at `path` on disk.
+pub fn is_file(path: &Path) -> bool {
+    path.is_file()
+}
+
 /// What is at `path` (project-relative `rel` under `root`) when it is no
 /// regular file; `None` when it is one.
 pub(crate) fn probe_missing(root: &Path, rel: &str, path: &Path) -> Option<Missing> {
-    if path.is_file() {
+    if is_file(path) {
         return None;
     }
     let Ok(meta) = std::fs::symlink_metadata(path) else {

@@ -209,12 +209,14 @@ pub fn resolve(file: FileId, mut doc: Value, lib: &Library) -> Flowgroup {
     apply_variables(&mut doc, &mut problems);
 
     let fg_name = doc.get_str("flowgroup").unwrap_or("<unnamed>").to_string();
-    let mut actions: Vec<Value> = match doc.get("actions") {
+    // The actions move out of the document (its `actions` key stays, with
+    // an empty list): the flowgroup holds each action once.
+    let mut actions: Vec<Value> = match doc.get_mut("actions") {
         None => Vec::new(),
         Some(v) if v.is_null() => Vec::new(),
-        Some(v) => match v.as_seq() {
-            Some(items) => items.to_vec(),
-            None => {
+        Some(v) => match &mut v.kind {
+            ValueKind::Seq(items) => std::mem::take(items),
+            _ => {
                 problems.push(Problem {
                     kind: ProblemKind::Structure,
                     message: format!("`actions` must be a list of actions, not {}", v.type_name()),

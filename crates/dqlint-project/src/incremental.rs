@@ -430,6 +430,7 @@ impl Project {
             problems,
             walk_errors: self.walk_errors.clone(),
             dqx_forced: self.dqx_forced.clone(),
+            listing: self.listing.clone(),
         })
     }
 

@@ -126,6 +126,8 @@ pub struct Project {
     pub walk_errors: Vec<(PathBuf, String)>,
     /// The files `dqlint.toml` makes DQX files whatever their content.
     pub dqx_forced: DqxForced,
+    /// The files under the root, as the load walked them.
+    pub listing: files::Listing,
 }
 
 /// `continuous` per pipeline from `config/pipeline_config.yaml`.
@@ -173,6 +175,15 @@ impl Project {
 
     pub fn file_by_path(&self, path: &Path) -> Option<&SourceFile> {
         self.files.iter().find(|f| f.path == path)
+    }
+
+    /// Whether a file stands at `path`: one the load read (from the disk or
+    /// an open buffer), else a regular file on disk (`files::is_file`).
+    /// The editor links and jumps only to files that exist.
+    pub fn has_file(&self, path: &Path) -> bool {
+        self.file_by_path(path)
+            .is_some_and(|f| f.read_error.is_none())
+            || files::is_file(path)
     }
 
     /// Every problem met while building the model: the flowgroups' and the
@@ -261,6 +272,7 @@ impl Project {
             files: Vec::new(),
             walk_errors: Vec::new(),
             dqx_forced: &dqx_forced,
+            listing: files::Listing::walk(&root),
         };
         if !root.join("lhp.yaml").is_file() {
             timings::phase_done("load: start (root without an LHP project)");
@@ -270,6 +282,7 @@ impl Project {
             timings::phase_done("load: pipeline sources");
             loader.add_registry_files(&root, options.registry.as_ref());
             let walk_errors = std::mem::take(&mut loader.walk_errors);
+            let listing = std::mem::take(&mut loader.listing);
             return Ok(Project {
                 root,
                 files: loader.files,
@@ -285,6 +298,7 @@ impl Project {
                 problems: Vec::new(),
                 walk_errors,
                 dqx_forced,
+                listing,
             });
         }
 
@@ -392,7 +406,7 @@ impl Project {
             .unwrap_or_default();
 
         // SQL files: the DDL catalog (DQ4xx) reads them.
-        let sql_paths = loader.walk_sql(&root);
+        let sql_paths = loader.sql_files();
         let sql_paths = sql_paths.into_iter().filter(|p| {
             options
                 .ddl
@@ -438,6 +452,7 @@ impl Project {
         timings::phase_done("load: expectations + sql");
         problems.extend(preset_file_problems(&loader.files, &preset_ids));
         let walk_errors = std::mem::take(&mut loader.walk_errors);
+        let listing = std::mem::take(&mut loader.listing);
         Ok(Project {
             root,
             files: loader.files,
@@ -453,6 +468,7 @@ impl Project {
             problems,
             walk_errors,
             dqx_forced,
+            listing,
         })
     }
 }
@@ -540,6 +556,8 @@ struct Loader<'a> {
     files: Vec<SourceFile>,
     walk_errors: Vec<(PathBuf, String)>,
     dqx_forced: &'a DqxForced,
+    /// The root's files, walked once (`files::Listing`).
+    listing: files::Listing,
 }
 
 impl Loader<'_> {
@@ -661,28 +679,13 @@ impl Loader<'_> {
     /// checks files or run configs, read and parsed (once, in parallel:
     /// the parse that decides the kind is the file's parse).
     fn walk_dqx(&mut self, root: &Path) -> Vec<SourceFile> {
-        let skip = dialect::SKIPPED;
         let known: std::collections::HashSet<&Path> =
             self.files.iter().map(|f| f.path.as_path()).collect();
-        let walker = walkdir::WalkDir::new(root)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|e| {
-                e.depth() == 0 || !skip.contains(&e.file_name().to_string_lossy().as_ref())
-            });
-        let candidates: Vec<PathBuf> = walker
-            .flatten()
-            .filter(|entry| {
-                let ext = entry
-                    .path()
-                    .extension()
-                    .and_then(|x| x.to_str())
-                    .unwrap_or_default();
-                entry.file_type().is_file()
-                    && matches!(ext, "yml" | "yaml" | "json")
-                    && !known.contains(entry.path())
-            })
-            .map(|entry| entry.into_path())
+        let candidates: Vec<PathBuf> = self
+            .listing
+            .with_extension(&["yml", "yaml", "json"])
+            .filter(|path| !known.contains(path.as_path()))
+            .cloned()
             .collect();
         let overlay = self.overlay;
         let forced = self.dqx_forced;
@@ -711,28 +714,17 @@ impl Loader<'_> {
     /// The files under the root, in name order and outside the folders
     /// discovery skips, that no kind has claimed yet and that `wanted`
     /// (given the path and its extension) keeps.
-    fn unclaimed_files(
-        &self,
-        root: &Path,
-        wanted: impl Fn(&Path, Option<&str>) -> bool,
-    ) -> Vec<PathBuf> {
+    fn unclaimed_files(&self, wanted: impl Fn(&Path, Option<&str>) -> bool) -> Vec<PathBuf> {
         let known: std::collections::HashSet<&Path> =
             self.files.iter().map(|f| f.path.as_path()).collect();
-        walkdir::WalkDir::new(root)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|e| {
-                e.depth() == 0
-                    || !dialect::SKIPPED.contains(&e.file_name().to_string_lossy().as_ref())
+        self.listing
+            .files()
+            .iter()
+            .filter(|path| {
+                let ext = path.extension().and_then(|x| x.to_str());
+                !known.contains(path.as_path()) && wanted(path, ext)
             })
-            .flatten()
-            .filter(|entry| {
-                let ext = entry.path().extension().and_then(|x| x.to_str());
-                entry.file_type().is_file()
-                    && !known.contains(entry.path())
-                    && wanted(entry.path(), ext)
-            })
-            .map(|entry| entry.into_path())
+            .cloned()
             .collect()
     }
 
@@ -742,7 +734,7 @@ impl Loader<'_> {
         let Some(globs) = registry else {
             return;
         };
-        let paths = self.unclaimed_files(root, |path, ext| {
+        let paths = self.unclaimed_files(|path, ext| {
             matches!(ext, Some("yml" | "yaml")) && globs.is_match(files::relative_path(root, path))
         });
         for path in paths {
@@ -755,9 +747,8 @@ impl Loader<'_> {
     /// modules (and, with `sql`, SQL files: an LHP project's `.sql` files
     /// are walked for its DDL catalog and classified there), read once.
     fn add_pipeline_files(&mut self, root: &Path, sql: bool) {
-        let candidates = self.unclaimed_files(root, |_, ext| {
-            ext == Some("py") || (sql && ext == Some("sql"))
-        });
+        let candidates =
+            self.unclaimed_files(|_, ext| ext == Some("py") || (sql && ext == Some("sql")));
         let overlay = self.overlay;
         let found: Vec<SourceFile> = candidates
             .into_par_iter()
@@ -819,28 +810,10 @@ impl Loader<'_> {
         self.parse_pending();
     }
 
-    fn walk_sql(&mut self, root: &Path) -> Vec<PathBuf> {
-        let skip = [
-            ".git",
-            "generated",
-            ".dqlint_cache",
-            "node_modules",
-            "target",
-            ".lhp",
-        ];
-        let mut out = Vec::new();
-        let walker = walkdir::WalkDir::new(root)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|e| {
-                e.depth() == 0 || !skip.contains(&e.file_name().to_string_lossy().as_ref())
-            });
-        for entry in walker.flatten() {
-            if entry.file_type().is_file() && entry.path().extension().is_some_and(|x| x == "sql") {
-                out.push(entry.path().to_path_buf());
-            }
-        }
-        out
+    /// The `.sql` files under the root (the DDL catalog's and the SQL
+    /// pipeline sources' candidates).
+    fn sql_files(&self) -> Vec<PathBuf> {
+        self.listing.with_extension(&["sql"]).cloned().collect()
     }
 }
 

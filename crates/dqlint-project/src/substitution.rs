@@ -54,11 +54,9 @@ pub fn scan_tokens(text: &str) -> Vec<TokenRef> {
     let bytes = text.as_bytes();
     let mut found = Vec::new();
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'{' {
-            i += 1;
-            continue;
-        }
+    // `i` only ever stops after an ASCII byte, so it is a char boundary.
+    while let Some(at) = text[i..].find('{') {
+        i += at;
         let dollar = i > 0 && bytes[i - 1] == b'$';
         let percent = i > 0 && bytes[i - 1] == b'%';
         let doubled = bytes.get(i + 1) == Some(&b'{') || (i > 0 && bytes[i - 1] == b'{');

@@ -163,6 +163,18 @@ impl Value {
         self.entry(key).map(|e| &e.value)
     }
 
+    /// The value for `key` (the last entry, as PyYAML keeps it), to change.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
+        match &mut self.kind {
+            ValueKind::Map(entries) => entries
+                .iter_mut()
+                .rev()
+                .find(|e| e.key == key)
+                .map(|e| &mut e.value),
+            _ => None,
+        }
+    }
+
     pub fn get_str(&self, key: &str) -> Option<&str> {
         self.get(key).and_then(Value::as_str)
     }

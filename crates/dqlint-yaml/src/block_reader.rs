@@ -20,8 +20,8 @@
 
 use std::ops::Range;
 
+use crate::document::{plain_kind, DuplicateKey, Node, NodeKind, Pair, Scalar, ScalarKind};
 use crate::scalar::{self, ScalarStyle};
-use crate::tree::{plain_kind, DuplicateKey, Node, NodeKind, Pair, Scalar, ScalarKind};
 
 /// Deeper indentation than this goes to tree-sitter, which reports it.
 const MAX_INDENT: usize = 256;

@@ -16,11 +16,9 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
 
+use crate::document::{Document, Node, NodeKind, SyntaxError, YamlFile};
 use crate::lines::{floor_char_boundary, point_after};
-use crate::tree::{
-    document_spans, put_in_source_order, Document, DocumentReader, Node, NodeKind, ReadBy,
-    SyntaxError, YamlFile,
-};
+use crate::tree::{document_spans, put_in_source_order, DocumentReader, ReadBy};
 
 /// A buffer's text and its parse.
 pub struct LiveYaml {

@@ -1,4 +1,5 @@
 //! The dead-letter queue: table names and the inbox/outbox DDL contract LHP's quarantine mode relies on.
+pub mod contract;
 pub mod dq401_table_name_not_qualified;
 pub mod dq402_dlq_ddl_not_found;
 pub mod dq403_dlq_outbox_ddl_not_found;

@@ -88,18 +88,27 @@ pub fn read(project: &Project, file: &SourceFile) -> PipelineFile {
     if file.kind == FileKind::PipelineSql {
         return dqlint_pipeline::sql::read(&file.text);
     }
-    let imports = |module: &str| -> Option<String> {
-        dqlint_project::dialect::module_candidates(&file.rel, module)
-            .iter()
-            .find_map(|rel| {
-                project
-                    .files
-                    .iter()
-                    .find(|f| &f.rel == rel && f.read_error.is_none())
-            })
-            .map(|f| f.text.to_string())
-    };
-    dqlint_pipeline::python_model::read(&file.text, &imports)
+    dqlint_pipeline::python_model::read(&file.text, &|module| {
+        imported_module(project, file, module).map(|f| f.text.to_string())
+    })
+}
+
+/// The module of `project` that `file` imports as `module` (`rules`,
+/// `conf.rules`, `.rules`), as the loader found it: where the values the
+/// reader takes from it are written.
+pub fn imported_module<'p>(
+    project: &'p Project,
+    file: &SourceFile,
+    module: &str,
+) -> Option<&'p SourceFile> {
+    dqlint_project::dialect::module_candidates(&file.rel, module)
+        .iter()
+        .find_map(|rel| {
+            project
+                .files
+                .iter()
+                .find(|f| &f.rel == rel && f.read_error.is_none())
+        })
 }
 
 /// A Python UDF the pipeline can reach: defined or registered in one of

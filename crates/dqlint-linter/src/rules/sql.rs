@@ -25,7 +25,13 @@ pub(crate) fn report_expression_findings(
         .iter()
         .filter(|f| f.kind == fact)
     {
-        let d = Diagnostic::at(me, f.file, f.span.clone(), f.message.clone());
+        let mut d = Diagnostic::at(me, f.file, f.span.clone(), f.message.clone());
+        for (file, span, dataset) in &f.used_at {
+            d = d.related(
+                &dqlint_project::Origin::new(*file, span.clone()),
+                format!("imported here by the expectations of `{dataset}`"),
+            );
+        }
         out.push(match f.severity {
             Some(severity) => d.severity(severity),
             None => d,

@@ -4,7 +4,8 @@
 //! (`dqlint_project::vocabulary`); a rule's `action` in expectations files;
 //! `${` token names from the substitutions files; `expectations_file`
 //! paths; in a rule expression, the columns known to reach the
-//! data_quality actions reading the file; DQX checks (`dqx.rs`).
+//! data_quality actions reading the file; DQX checks (`dqx.rs`) and
+//! DQX's Python API (`dqx_python.rs`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -139,17 +140,21 @@ pub(super) fn completions_in(
         }
     }
 
-    if kind == FileKind::DqxChecks {
+    if matches!(kind, FileKind::DqxChecks | FileKind::PipelinePython) {
         let is_json = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-        let (candidates, replaced) = if is_json {
-            let offset: usize = lines[..position.line as usize]
+        let offset = || {
+            lines[..position.line as usize]
                 .iter()
                 .map(|l| l.len() + 1)
                 .sum::<usize>()
-                + before.len();
-            super::dqx::json_completions(catalogue, text, offset)
+                + before.len()
+        };
+        let (candidates, replaced) = if kind == FileKind::PipelinePython {
+            super::dqx_python::completions(catalogue, text, offset())
+        } else if is_json {
+            super::dqx::json_completions(catalogue, text, offset())
         } else {
             super::dqx::completions(catalogue, &lines, position.line as usize, before)
         };
@@ -245,7 +250,7 @@ pub(super) fn completions_in(
             let Some(project) = project else {
                 return Vec::new();
             };
-            return expectation_paths(&project.root)
+            return expectation_paths(project)
                 .into_iter()
                 .map(|rel| {
                     item(
@@ -444,8 +449,9 @@ fn view_columns(
 }
 
 /// YAML and JSON files of the project that can hold expectations (not the
-/// flowgroups, templates, presets, substitutions or config).
-fn expectation_paths(root: &Path) -> Vec<String> {
+/// flowgroups, templates, presets, substitutions or config): the load's
+/// listing, in a sub-folder at most four deep, outside hidden folders.
+fn expectation_paths(project: &Project) -> Vec<String> {
     const NOT_HERE: [&str; 7] = [
         "pipelines",
         "templates",
@@ -455,27 +461,17 @@ fn expectation_paths(root: &Path) -> Vec<String> {
         "generated",
         "node_modules",
     ];
-    let mut out = Vec::new();
-    let mut pending = vec![(root.to_path_buf(), 0)];
-    while let Some((dir, depth)) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
-                continue;
-            }
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                if depth < 4 && !(depth == 0 && NOT_HERE.contains(&name.as_str())) {
-                    pending.push((path, depth + 1));
-                }
-            } else if depth > 0 && [".yaml", ".yml", ".json"].iter().any(|e| name.ends_with(e)) {
-                out.push(dqlint_project::files::relative_path(root, &path));
-            }
-        }
-    }
+    let mut out: Vec<String> = project
+        .listing
+        .with_extension(&["yaml", "yml", "json"])
+        .map(|path| dqlint_project::files::relative_path(&project.root, path))
+        .filter(|rel| {
+            let parts: Vec<&str> = rel.split('/').collect();
+            (2..=5).contains(&parts.len())
+                && !NOT_HERE.contains(&parts[0])
+                && !parts.iter().any(|part| part.starts_with('.'))
+        })
+        .collect();
     out.sort();
     out
 }

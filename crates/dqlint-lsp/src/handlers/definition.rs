@@ -217,7 +217,11 @@ fn model_definitions(
             {
                 for rel in action.expectations_files(&envs) {
                     let target = resolve_project_path(&project.root, &rel);
-                    if let Some(uri) = target.is_file().then(|| uris.uri(&target)).flatten() {
+                    if let Some(uri) = project
+                        .has_file(&target)
+                        .then(|| uris.uri(&target))
+                        .flatten()
+                    {
                         let location = file_start(uri);
                         if !found.contains(&location) {
                             found.push(location);

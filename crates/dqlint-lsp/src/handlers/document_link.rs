@@ -22,7 +22,7 @@ pub fn document_links(snapshot: &Snapshot, path: &Path) -> Vec<DocumentLink> {
     let envs = dqlint_project::envs_or_none(&project.envs);
     let mut out: Vec<DocumentLink> = Vec::new();
     let mut push = |origin: &Origin, target: PathBuf, tooltip: String| {
-        if origin.file != file.id || !target.is_file() {
+        if origin.file != file.id || !project.has_file(&target) {
             return;
         }
         let Some(uri) = uris.uri(&target) else {

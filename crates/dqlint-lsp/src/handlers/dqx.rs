@@ -189,9 +189,13 @@ pub fn function_doc(cat: &Catalogue, f: &Function) -> String {
     out
 }
 
-/// The hover of a check function: its documentation and policy kind.
+/// The hover of a check function named `name`.
 fn function_hover(cat: &Catalogue, name: &str) -> Option<String> {
-    let f = cat.any_function(name)?;
+    Some(function_hover_of(cat, cat.any_function(name)?))
+}
+
+/// The hover of a check function: its documentation and policy kind.
+pub(super) fn function_hover_of(cat: &Catalogue, f: &Function) -> String {
     let kind = match f.name.as_str() {
         "sql_expression" => "by its `expression`, as a pipeline rule".to_string(),
         name => format!(
@@ -199,11 +203,11 @@ fn function_hover(cat: &Catalogue, name: &str) -> Option<String> {
             dqlint_linter::rules::policy::function_kind(name).name()
         ),
     };
-    Some(format!("{}\n\nPolicy kind: {kind}", function_doc(cat, f)))
+    format!("{}\n\nPolicy kind: {kind}", function_doc(cat, f))
 }
 
 /// The hover of `criticality`, marking the check's own value.
-fn criticality_hover(value: &str) -> String {
+pub(super) fn criticality_hover(value: &str) -> String {
     let mut out =
         String::from("`criticality`: what a row failing this check becomes (default `error`).\n\n");
     for v in CRITICALITIES {
@@ -214,7 +218,7 @@ fn criticality_hover(value: &str) -> String {
 }
 
 /// The hover of an argument: its parameter.
-fn param_hover(f: &Function, name: &str) -> Option<String> {
+pub(super) fn param_hover(f: &Function, name: &str) -> Option<String> {
     let p = f.param(name)?;
     let ty = if p.type_text.is_empty() {
         "any".to_string()
@@ -360,21 +364,7 @@ pub fn value_candidates(
     partial: &str,
     insert: impl Fn(&str, bool) -> String,
 ) -> Vec<Candidate> {
-    let Some(p) = f.param(param) else {
-        return Vec::new();
-    };
-    let is_bool = match &p.ty {
-        ParamType::Bool => true,
-        ParamType::Union(types) => types.contains(&ParamType::Bool),
-        _ => false,
-    };
-    let (values, strings): (&[&str], bool) = if is_bool {
-        (&["true", "false"], false)
-    } else if let Some(values) =
-        dqlint_linter::rules::dqx::dq818_dqx_invalid_argument_value::argument_values(&f.name, param)
-    {
-        (values, true)
-    } else {
+    let Some((values, strings)) = argument_values(f, param) else {
         return Vec::new();
     };
     values
@@ -388,6 +378,23 @@ pub fn value_candidates(
             kind: CandidateKind::Value,
         })
         .collect()
+}
+
+/// The values DQX knows for argument `param` of `f`, and whether they
+/// are strings: `true`/`false` for a `bool` parameter (YAML's spelling),
+/// the enumerations DQX checks and the curated `aggr_type`s.
+pub fn argument_values(f: &Function, param: &str) -> Option<(&'static [&'static str], bool)> {
+    let p = f.param(param)?;
+    let is_bool = match &p.ty {
+        ParamType::Bool => true,
+        ParamType::Union(types) => types.contains(&ParamType::Bool),
+        _ => false,
+    };
+    if is_bool {
+        return Some((&["true", "false"], false));
+    }
+    dqlint_linter::rules::dqx::dq818_dqx_invalid_argument_value::argument_values(&f.name, param)
+        .map(|values| (values, true))
 }
 
 /// The parameters of `f` not yet written, as argument-name completions.

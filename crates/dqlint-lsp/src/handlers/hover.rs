@@ -1,6 +1,8 @@
 //! `textDocument/hover`: the rule behind a finding, a `${token}`'s value in
 //! each environment, an expectation rule as LHP resolves it, a
-//! `dlq_table`'s inbox and outbox names, a known key's documentation.
+//! `dlq_table`'s inbox and outbox names, a known key's documentation,
+//! a DQX check function, argument or `criticality` (checks files and
+//! DQX's Python API).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -23,6 +25,7 @@ pub fn hover(snapshot: &Snapshot, path: &Path, position: Position) -> Option<Hov
         .or_else(|| expectation_hover(snapshot, file, offset))
         .or_else(|| key_hover(snapshot, file, offset))
         .or_else(|| dqx_hover(snapshot, file, offset))
+        .or_else(|| dqx_python_hover(snapshot, file, offset))
         .or_else(|| super::pipeline::hover(snapshot, file, offset))
 }
 
@@ -45,6 +48,17 @@ fn dqx_hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Ho
         &(line.start + span.start..line.start + span.end),
         doc,
     ))
+}
+
+/// A check function, an argument or `criticality` of a rule built with
+/// DQX's Python API.
+fn dqx_python_hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Hover> {
+    if file.kind != FileKind::PipelinePython {
+        return None;
+    }
+    let catalogue = snapshot.config.dqx.catalogue();
+    let (span, doc) = super::dqx_python::hover(&catalogue, &file.text, offset)?;
+    Some(markdown(file, &span, doc))
 }
 
 /// The kinds team policies count a rule as (`spec/policy.md`), as a hover

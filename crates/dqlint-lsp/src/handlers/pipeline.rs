@@ -1,15 +1,16 @@
 //! Pipeline sources in the editor: hover on an expectation (its decorator
 //! says what happens to a failing row; its constraint, or a name or dict
 //! entry holding one, shows the resolved SQL and the datasets using it),
-//! and definition from `RULES['k']` to the entry and between a quarantine
-//! dataset and its clean twin.
+//! and definition from `RULES['k']` to the entry (in the module it is
+//! imported from, for an imported name) and between a quarantine dataset
+//! and its clean twin.
 
 use std::fmt::Write as _;
 use std::ops::Range;
 
 use dqlint_pipeline::model::{Constraint, ExpectAction, PipelineFile};
-use dqlint_pipeline::{Evaluator, PythonModule, Value};
-use dqlint_project::{FileKind, SourceFile};
+use dqlint_pipeline::{Evaluated, Evaluator, PythonModule, Value};
+use dqlint_project::{FileKind, Project, SourceFile};
 use tower_lsp_server::ls_types::{Hover, HoverContents, Location, MarkupContent, MarkupKind};
 
 use crate::convert::{self, UriMap};
@@ -44,15 +45,24 @@ fn action_words(action: ExpectAction) -> (&'static str, &'static str) {
     }
 }
 
-/// The SQL text a Python expression under the cursor evaluates to, with
-/// the source span it comes from: a name, a subscript (`RULES['k']`), a
-/// string.
-fn value_at(file: &SourceFile, offset: usize) -> Option<(String, Range<usize>, Range<usize>)> {
+/// What the Python expression under the cursor evaluates to, where
+/// `wanted`: a name, a subscript (`RULES['k']`), a string, or the one
+/// around it; names imported from other modules of the project are bound
+/// as the pipeline reader binds them. With the expression's span.
+fn value_at(
+    project: &Project,
+    file: &SourceFile,
+    offset: usize,
+    wanted: fn(&Value) -> bool,
+) -> Option<(Value, Range<usize>)> {
     if file.kind != FileKind::PipelinePython {
         return None;
     }
     let module = PythonModule::parse(file.text.to_string());
-    let evaluator = Evaluator::new(&module);
+    let imported = dqlint_pipeline::python_model::imported_values(&module, &|name| {
+        imported_module(project, file, name).map(|f| f.text.to_string())
+    });
+    let evaluator = Evaluator::with_imports(&module, imported);
     let mut node = module
         .tree
         .root_node()
@@ -62,9 +72,9 @@ fn value_at(file: &SourceFile, offset: usize) -> Option<(String, Range<usize>, R
             node.kind(),
             "subscript" | "identifier" | "attribute" | "string"
         ) {
-            if let Value::Str(text) = evaluator.eval(node) {
-                let source = text.source_span(0..text.text.len())?;
-                return Some((text.text, node.byte_range(), source));
+            let value = evaluator.eval(node);
+            if wanted(&value) {
+                return Some((value, node.byte_range()));
             }
         }
         node = node.parent()?;
@@ -72,18 +82,83 @@ fn value_at(file: &SourceFile, offset: usize) -> Option<(String, Range<usize>, R
     None
 }
 
+/// The SQL text under the cursor: the text, the expression's span, the
+/// span of this file it comes from (an imported value: the imported name)
+/// and, for a value of another module, where that module writes it.
+fn sql_at(project: &Project, file: &SourceFile, offset: usize) -> Option<SqlAt> {
+    let (Value::Str(text), span) = value_at(project, file, offset, |v| matches!(v, Value::Str(_)))?
+    else {
+        return None;
+    };
+    Some(SqlAt {
+        source: text.source_span(0..text.text.len())?,
+        defined: text
+            .definition(0..text.text.len())
+            .map(|(module, span)| (module.to_string(), span)),
+        sql: text.text,
+        span,
+    })
+}
+
+struct SqlAt {
+    sql: String,
+    span: Range<usize>,
+    source: Range<usize>,
+    defined: Option<(String, Range<usize>)>,
+}
+
+/// Where another module of the project writes `value`: every string of it
+/// (a dict's keys and values, a list's items) written there, from the
+/// first byte to the last.
+fn defined_in(value: &Value) -> Option<(String, Range<usize>)> {
+    fn strings<'v>(value: &'v Value, out: &mut Vec<&'v Evaluated>) {
+        match value {
+            Value::Str(s) if !s.text.is_empty() => out.push(s),
+            Value::Dict(entries) => entries.iter().for_each(|(k, v)| {
+                strings(k, out);
+                strings(v, out);
+            }),
+            Value::List(items) => items.iter().for_each(|v| strings(v, out)),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    strings(value, &mut all);
+    let mut out: Option<(String, Range<usize>)> = None;
+    for s in all {
+        let (module, span) = s.definition(0..s.text.len())?;
+        match &mut out {
+            None => out = Some((module.to_string(), span)),
+            Some((m, _)) if m != module => return None,
+            Some((_, whole)) => *whole = whole.start.min(span.start)..whole.end.max(span.end),
+        }
+    }
+    out
+}
+
+/// The module of the project `file` imports as `module`.
+fn imported_module<'p>(
+    project: &'p Project,
+    file: &SourceFile,
+    module: &str,
+) -> Option<&'p SourceFile> {
+    dqlint_linter::rules::pipeline::imported_module(project, file, module)
+}
+
 pub fn hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Hover> {
     if !is_pipeline(file) {
         return None;
     }
     let model = dqlint_linter::read_pipeline_source(&snapshot.project, file);
-    // On a decorator or a `CONSTRAINT` clause, outside its constraint text.
+    let value = sql_at(&snapshot.project, file, offset);
+    // On a decorator or a `CONSTRAINT` clause, outside its constraint text
+    // (or the expression evaluating to it, such as an imported rule).
     for dataset in &model.datasets {
         for e in &dataset.expectations {
             let on_text = match &e.constraint {
-                Constraint::Known(text) => text
-                    .source_span(0..text.text.len())
-                    .is_some_and(|s| within(&s, offset)),
+                Constraint::Known(text) => text.source_span(0..text.text.len()).is_some_and(|s| {
+                    within(&s, offset) || value.as_ref().is_some_and(|v| v.source == s)
+                }),
                 Constraint::Unknown { span, .. } => within(span, offset),
             };
             if within(&e.origin, offset) && !on_text {
@@ -109,13 +184,19 @@ pub fn hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Ho
         }
     }
     // On a constraint text, or on what evaluates to one.
-    let (sql, span, source) = value_at(file, offset).or_else(|| {
+    let at = value.or_else(|| {
         constraint_texts(&model)
             .into_iter()
             .find(|(_, source)| within(source, offset))
-            .map(|(sql, source)| (sql, source.clone(), source))
+            .map(|(sql, source)| SqlAt {
+                sql,
+                span: source.clone(),
+                source,
+                defined: None,
+            })
     })?;
-    let users = users_of(&model, &source);
+    let SqlAt { sql, span, .. } = &at;
+    let users = users_of(&model, &at);
     if users.is_empty() {
         return None;
     }
@@ -129,14 +210,14 @@ pub fn hover(snapshot: &Snapshot, file: &SourceFile, offset: usize) -> Option<Ho
         })
     });
     let kinds = match owner {
-        Some(dataset) => kinds_of(dataset, &sql),
-        None => super::hover::kinds_line(&dqlint_linter::rules::policy::classify_sql(&sql)),
+        Some(dataset) => kinds_of(dataset, sql),
+        None => super::hover::kinds_line(&dqlint_linter::rules::policy::classify_sql(sql)),
     };
     let mut doc = format!("```sql\n{sql}\n```\n\n{kinds}\n\nUsed by:");
     for user in users {
         let _ = write!(doc, "\n- {user}");
     }
-    Some(markdown(file, &span, doc))
+    Some(markdown(file, span, doc))
 }
 
 /// The policy kind line of an expectation `sql` of `dataset`: on a view
@@ -184,11 +265,19 @@ fn constraint_texts(model: &PipelineFile) -> Vec<(String, Range<usize>)> {
     out
 }
 
-/// The datasets whose expectations or row filters take text from `source`.
-fn users_of(model: &PipelineFile, source: &Range<usize>) -> Vec<String> {
-    let from_source = |c: &Constraint| match c {
-        Constraint::Known(text) => text.origin.iter().flatten().any(|b| source.contains(b)),
-        Constraint::Unknown { .. } => false,
+/// The datasets whose expectations or row filters take text from where
+/// `at` is written: this file's characters, or another module's.
+fn users_of(model: &PipelineFile, at: &SqlAt) -> Vec<String> {
+    let from_source = |c: &Constraint| match (c, &at.defined) {
+        (Constraint::Known(text), None) => {
+            text.origin.iter().flatten().any(|b| at.source.contains(b))
+        }
+        (Constraint::Known(text), Some((module, span))) => text
+            .defined
+            .iter()
+            .flatten()
+            .any(|d| *d.module == **module && span.contains(&d.offset)),
+        (Constraint::Unknown { .. }, _) => false,
     };
     let mut out = Vec::new();
     for dataset in &model.datasets {
@@ -234,13 +323,28 @@ pub fn definition(
             range: convert::range(file, span),
         })
     };
-    if let Some((_, span, source)) = value_at(file, offset) {
-        if !overlaps(&span, &source) {
-            return location(file, &source).into_iter().collect();
+    // A value -> where it is written: in this file, or in the module it
+    // is imported from.
+    let project = &snapshot.project;
+    let is_str = |v: &Value| matches!(v, Value::Str(_));
+    let is_collection = |v: &Value| matches!(v, Value::Dict(_) | Value::List(_));
+    if let Some((value, span)) = value_at(project, file, offset, is_str)
+        .or_else(|| value_at(project, file, offset, is_collection))
+    {
+        if let Some((module, defined)) = defined_in(&value) {
+            if let Some(module) = imported_module(project, file, &module) {
+                return location(module, &defined).into_iter().collect();
+            }
+        }
+        if let Value::Str(text) = &value {
+            if let Some(source) = text.source_span(0..text.text.len()) {
+                if !overlaps(&span, &source) {
+                    return location(file, &source).into_iter().collect();
+                }
+            }
         }
     }
     // A quarantine dataset's name -> its clean twin, and back.
-    let project = &snapshot.project;
     let sources: Vec<&SourceFile> = project.files.iter().filter(|f| is_pipeline(f)).collect();
     let models: Vec<PipelineFile> = sources
         .iter()

@@ -2,18 +2,27 @@
 //! parameter (its `parameters` entry, its `{{ uses }}` in the template and
 //! the `template_parameters` keys of the flowgroups using the template), a
 //! view (the `target` making it and every `source` reading it in the
-//! pipeline), an action's name. Anything else, or a rename that would
-//! collide or leave a value written in a template behind, is refused with
-//! the reason.
+//! pipeline), an action's name, a substitution token (its key in every
+//! `substitutions/<env>.yaml` defining it and every `${name}` or `{name}`
+//! LHP substitutes, in YAML values, nested token values and `sql_path`
+//! files, and in the DDL table names dqlint resolves:
+//! [`super::rename_token`]) and a rule's name in an expectations file
+//! ([`super::rename_rule`]). Anything else, or a rename that would
+//! collide, leave a value written in a template behind or edit text it
+//! cannot edit exactly, is refused with the reason.
 
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
 
-use dqlint_project::{FileId, FileKind, Origin, Project, SourceFile, Value};
+use dqlint_project::{FileId, FileKind, Origin, Project, SourceFile, TokenSyntax, Value};
+use dqlint_yaml::document::plain_kind;
+use dqlint_yaml::ScalarKind;
 use tower_lsp_server::ls_types::{Position, TextEdit, Uri, WorkspaceEdit};
 
 use crate::convert;
+use crate::handlers::rename_rule::{self, Quoting};
+use crate::handlers::rename_token::{self, Wanted, Written, RESERVED};
 use crate::handlers::yaml_context::{column, entry, frames_at};
 use crate::workspace::Snapshot;
 
@@ -23,7 +32,8 @@ pub struct Renamable {
     pub name: String,
     /// The span under the cursor.
     pub here: (FileId, Range<usize>),
-    pub places: Vec<(FileId, Range<usize>)>,
+    /// Each place, and how a new name is written there.
+    pub places: Vec<(FileId, Range<usize>, Quoting)>,
     kind: Kind,
 }
 
@@ -31,6 +41,8 @@ enum Kind {
     TemplateParameter { template: String },
     View { pipeline: Option<String> },
     Action { flowgroup: usize },
+    Token,
+    RuleName { file: FileId, index: usize },
 }
 
 fn is_name(c: char) -> bool {
@@ -154,9 +166,32 @@ pub fn find(snapshot: &Snapshot, path: &Path, position: Position) -> Result<Rena
         .file_by_path(path)
         .ok_or("dqlint: this file is no part of an LHP project")?;
     let offset = convert::offset(file, position);
+    if let Some(found) = token_at(project, file, offset) {
+        return found;
+    }
+    let rule = rename_rule::find(project, file, offset);
+    if let Some(reason) = no_token_here(file, offset).filter(|_| !matches!(rule, Some(Ok(_)))) {
+        return Err(reason);
+    }
+    if let Some(found) = rule {
+        return found.map(|rule| Renamable {
+            what: "rule".into(),
+            name: rule.name,
+            here: (file.id, rule.here),
+            places: rule
+                .places
+                .into_iter()
+                .map(|(span, quoting)| (file.id, span, quoting))
+                .collect(),
+            kind: Kind::RuleName {
+                file: file.id,
+                index: rule.index,
+            },
+        });
+    }
     let (span, word) = word_at(&file.text, offset).ok_or("dqlint: no name here")?;
     let refuse = || {
-        Err("dqlint renames template parameters, views (`target`/`source`) and action names; this is none of them".to_string())
+        Err("dqlint renames template parameters, views (`target`/`source`), action names, `${tokens}` and rule names; this is none of them".to_string())
     };
     match file.kind {
         FileKind::Template => {
@@ -221,7 +256,11 @@ pub fn find(snapshot: &Snapshot, path: &Path, position: Position) -> Result<Rena
                             what: "action".into(),
                             name: name.as_str().unwrap_or_default().to_string(),
                             here: (file.id, span),
-                            places: vec![(file.id, unquoted(project, &name.origin))],
+                            places: vec![(
+                                file.id,
+                                unquoted(project, &name.origin),
+                                Quoting::Verbatim,
+                            )],
                             kind: Kind::Action { flowgroup: index },
                         });
                     }
@@ -231,6 +270,73 @@ pub fn find(snapshot: &Snapshot, path: &Path, position: Position) -> Result<Rena
         }
         _ => refuse(),
     }
+}
+
+/// The token whose use or definition is at `offset`, with every place it
+/// is written; `None` when there is none.
+fn token_at(
+    project: &Project,
+    file: &SourceFile,
+    offset: usize,
+) -> Option<Result<Renamable, String>> {
+    let here = rename_token::written(project, &Wanted::Any, Some(file.id))
+        .into_iter()
+        .find(|w| w.whole.start <= offset && offset <= w.whole.end)?;
+    let name = here.name.clone();
+    if RESERVED.contains(&name.as_str()) {
+        return Some(Err(format!(
+            "dqlint: LHP defines `${{{name}}}` itself (the `--env` value); it cannot be renamed"
+        )));
+    }
+    let all = rename_token::written(project, &Wanted::Named(&name), None);
+    if here.bare && !all.iter().any(|w| w.definition) {
+        // `{8}` in a regex is read as a token by LHP, but names nothing.
+        return Some(Err(format!(
+            "dqlint: no substitutions file defines `{{{name}}}`; it is no token to rename"
+        )));
+    }
+    if let Some(w) = all.iter().find(|w| !w.exact) {
+        return Some(Err(format!(
+            "dqlint: `{name}` is written with an escape sequence in {}; write it plainly there first",
+            place(project, w)
+        )));
+    }
+    Some(Ok(Renamable {
+        what: "token".into(),
+        name,
+        here: (file.id, here.name_span),
+        places: all
+            .into_iter()
+            .map(|w| (w.file, w.name_span, Quoting::Verbatim))
+            .collect(),
+        kind: Kind::Token,
+    }))
+}
+
+/// `path` line N, for a message.
+fn place(project: &Project, w: &Written) -> String {
+    let file = project.file(w.file);
+    format!(
+        "`{}` line {}",
+        file.rel,
+        file.lines.line_of(w.whole.start) + 1
+    )
+}
+
+/// Why the `${...}` at `offset`, which LHP does not substitute or which is
+/// a secret, is no token to rename.
+fn no_token_here(file: &SourceFile, offset: usize) -> Option<String> {
+    let line = file
+        .lines
+        .line_range(&file.text, file.lines.line_of(offset));
+    let token = dqlint_project::substitution::scan_tokens(&file.text[line.clone()])
+        .into_iter()
+        .find(|t| line.start + t.range.start <= offset && offset <= line.start + t.range.end)?;
+    Some(match (token.syntax, file.kind) {
+        (TokenSyntax::Secret, _) => "dqlint: `${secret:...}` is a secret reference, not a token of the substitutions files".into(),
+        (_, FileKind::Expectations) => "dqlint: LHP does not substitute tokens in expectations files (their rules are SQL as written), so this is no use of a token".into(),
+        _ => "dqlint: this is in no place dqlint knows LHP to substitute (flowgroups, templates, presets, blueprints, substitutions, the pipeline config, `sql_path` files, DDL table names), so it is not renamed as a token".into(),
+    })
 }
 
 fn template_parameter(
@@ -246,7 +352,7 @@ fn template_parameter(
             .into_iter()
             .chain(jinja_uses(text, name))
         {
-            places.push((t.file, span));
+            places.push((t.file, span, Quoting::Verbatim));
         }
     }
     let mut users: Vec<FileId> = project
@@ -260,7 +366,7 @@ fn template_parameter(
     for file in users {
         let text = &project.file(file).text;
         for span in yaml_places(text, name, "template_parameters", false) {
-            places.push((file, span));
+            places.push((file, span, Quoting::Verbatim));
         }
     }
     Renamable {
@@ -299,9 +405,13 @@ fn views_of(
                         project.file(view.origin.file).rel
                     ));
                 }
-                let span = unquoted(project, &view.origin);
-                if !places.contains(&(view.origin.file, span.clone())) {
-                    places.push((view.origin.file, span));
+                let place = (
+                    view.origin.file,
+                    unquoted(project, &view.origin),
+                    Quoting::Verbatim,
+                );
+                if !places.contains(&place) {
+                    places.push(place);
                 }
             }
         }
@@ -318,14 +428,47 @@ fn views_of(
 /// The edits renaming `found` to `new`, or why that is not safe.
 pub fn edits(snapshot: &Snapshot, found: &Renamable, new: &str) -> Result<WorkspaceEdit, String> {
     let project = &snapshot.project;
-    if new.is_empty() || !new.chars().all(is_name) || new.starts_with(|c: char| c.is_ascii_digit())
-    {
-        return Err(format!(
-            "dqlint: `{new}` is not a name (letters, digits, `_`)"
-        ));
+    match &found.kind {
+        Kind::RuleName { file, index } => {
+            if let Some(reason) = rename_rule::refusal(project, project.file(*file), *index, new) {
+                return Err(reason);
+            }
+        }
+        Kind::Token => {
+            if new.is_empty() || !new.chars().all(is_name) {
+                return Err(format!(
+                    "dqlint: `{new}` is not a token name (letters, digits, `_`: LHP's `\\w+`)"
+                ));
+            }
+            if plain_kind(new) != ScalarKind::Str {
+                return Err(format!(
+                    "dqlint: `{new}` would be read as {} as a key of a substitutions file, not as a name",
+                    match plain_kind(new) {
+                        ScalarKind::Bool => "a boolean",
+                        ScalarKind::Null => "null",
+                        _ => "a number",
+                    }
+                ));
+            }
+        }
+        _ => {
+            if new.is_empty()
+                || !new.chars().all(is_name)
+                || new.starts_with(|c: char| c.is_ascii_digit())
+            {
+                return Err(format!(
+                    "dqlint: `{new}` is not a name (letters, digits, `_`)"
+                ));
+            }
+        }
     }
     if new == found.name {
         return Ok(WorkspaceEdit::default());
+    }
+    if matches!(found.kind, Kind::Token) {
+        if let Some(reason) = token_taken(project, new) {
+            return Err(reason);
+        }
     }
     let taken = match &found.kind {
         Kind::TemplateParameter { template } => project
@@ -342,6 +485,8 @@ pub fn edits(snapshot: &Snapshot, found: &Renamable, new: &str) -> Result<Worksp
             .actions
             .iter()
             .any(|a| a.name() == Some(new)),
+        // Checked above, with where.
+        Kind::Token | Kind::RuleName { .. } => false,
     };
     if taken {
         return Err(format!(
@@ -351,19 +496,42 @@ pub fn edits(snapshot: &Snapshot, found: &Renamable, new: &str) -> Result<Worksp
     }
     let uris = snapshot.uris();
     let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
-    for (file, span) in &found.places {
+    for (file, span, quoting) in &found.places {
         let source: &SourceFile = project.file(*file);
         let uri = uris
             .uri(&source.path)
             .ok_or_else(|| format!("dqlint: no URI for {}", source.rel))?;
         changes.entry(uri).or_default().push(TextEdit {
             range: convert::range(source, span),
-            new_text: new.to_string(),
+            new_text: quoting.spell(new),
         });
     }
     Ok(WorkspaceEdit {
         changes: Some(changes),
         ..WorkspaceEdit::default()
+    })
+}
+
+/// Why `${new}` cannot be a token's new name: LHP defines it, a
+/// substitutions file defines it, or a use already means it.
+fn token_taken(project: &Project, new: &str) -> Option<String> {
+    if RESERVED.contains(&new) {
+        return Some(format!(
+            "dqlint: LHP defines `${{{new}}}` itself (the `--env` value)"
+        ));
+    }
+    let written = rename_token::written(project, &Wanted::Named(new), None);
+    if let Some(w) = written.iter().find(|w| w.definition) {
+        return Some(format!(
+            "dqlint: a token named `{new}` exists already ({})",
+            place(project, w)
+        ));
+    }
+    written.first().map(|w| {
+        format!(
+            "dqlint: `${{{new}}}` is used already ({}) and would then mean this token; rename that one first",
+            place(project, w)
+        )
     })
 }
 

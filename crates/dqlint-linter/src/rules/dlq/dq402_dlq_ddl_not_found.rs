@@ -189,8 +189,8 @@ fn create_ddl_fix(ctx: &Context, cat: &DdlCatalog, dlq_table: &str) -> Option<Fi
     };
     let new_text = format!(
         "{separator}{}\n{}",
-        dqlint_sql::ddl::dlq_inbox_ddl(&table),
-        dqlint_sql::ddl::dlq_outbox_ddl(&format!("{table}_outbox"))
+        super::contract::dlq_inbox_ddl(&table),
+        super::contract::dlq_outbox_ddl(&format!("{table}_outbox"))
     );
     let end = target.text.len();
     Some(Fix {

@@ -96,7 +96,7 @@
 //! creates that outbox in some environment (a hard-coded name for one
 //! environment): it would be created twice there.
 
-use dqlint_sql::ddl::dlq_outbox_ddl;
+use super::contract::dlq_outbox_ddl;
 use dqlint_sql::ident::normalize_table_name;
 
 use crate::ddl_catalog::{catalog, dlq_groups, trailing_comment_end};

@@ -117,8 +117,9 @@
 //! Write the columns as the contract has them. Quick fixes add a missing
 //! column and a missing `NOT NULL`; retyping a column is an unsafe fix.
 
-use dqlint_sql::ddl::{type_matches, DLQ_INBOX_COLUMNS, DLQ_OUTBOX_COLUMNS};
+use dqlint_sql::ddl::type_matches;
 
+use super::contract::{DLQ_INBOX_COLUMNS, DLQ_OUTBOX_COLUMNS};
 use crate::ddl_catalog::{append_to_list, catalog, dlq_groups, TableDdl};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::engine::{Context, Findings};

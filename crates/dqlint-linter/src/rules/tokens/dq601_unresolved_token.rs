@@ -58,12 +58,14 @@
 //! ## Fix
 //! Define the token in every `substitutions/<env>.yaml` (or in `global`).
 
+use std::collections::HashMap;
+
 use dqlint_project::TokenSyntax;
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::tokens::{flowgroup_strings, located_tokens};
+use crate::tokens::{flowgroup_strings, str_tokens};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ601");
@@ -78,23 +80,29 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     if envs.is_empty() {
         return;
     }
+    // The same few token names recur in every flowgroup: whether each
+    // resolves in each environment is decided once.
+    let mut unresolved_in: HashMap<String, Vec<usize>> = HashMap::new();
     for fg in &ctx.project.flowgroups {
         for value in flowgroup_strings(fg) {
-            for (token, at) in located_tokens(ctx.project, value) {
+            for found in str_tokens(value) {
+                let token = &found.token;
                 if token.syntax == TokenSyntax::Secret {
                     continue;
                 }
-                let missing: Vec<_> = envs
-                    .iter()
-                    .filter(|env| {
-                        !env.resolve(&format!("${{{}}}", token.name))
-                            .unresolved
-                            .is_empty()
-                    })
-                    .collect();
+                if !unresolved_in.contains_key(&token.name) {
+                    let written = format!("${{{}}}", token.name);
+                    let missing = (0..envs.len())
+                        .filter(|&i| !envs[i].resolve(&written).unresolved.is_empty())
+                        .collect();
+                    unresolved_in.insert(token.name.clone(), missing);
+                }
+                let missing = &unresolved_in[&token.name];
                 if missing.is_empty() {
                     continue;
                 }
+                let missing: Vec<_> = missing.iter().map(|&i| envs[i]).collect();
+                let at = found.origin(ctx.project);
                 let shown = if token.syntax == TokenSyntax::Bare {
                     format!("{{{}}}", token.name)
                 } else {

@@ -79,19 +79,21 @@ use dqlint_project::TokenSyntax;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::tokens::{flowgroup_strings, located_tokens};
+use crate::tokens::{flowgroup_strings, str_tokens};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ603");
     let envs: Vec<_> = ctx.envs.iter().filter(|e| e.file.is_some()).collect();
     for fg in &ctx.project.flowgroups {
         for value in flowgroup_strings(fg) {
-            for (token, at) in located_tokens(ctx.project, value) {
+            for found in str_tokens(value) {
+                let token = &found.token;
                 if token.syntax != TokenSyntax::Bare
                     || !envs.iter().any(|e| e.has_token(&token.name))
                 {
                     continue;
                 }
+                let at = found.origin(ctx.project);
                 let exact =
                     crate::text::source_text(ctx.project, &at) == format!("{{{}}}", token.name);
                 let mut d = Diagnostic::new(

@@ -74,7 +74,7 @@ use dqlint_project::TokenSyntax;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::tokens::located_tokens;
+use crate::tokens::str_tokens;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ604");
@@ -86,11 +86,12 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             let Some(value) = block.get(field) else {
                 continue;
             };
-            for (token, at) in located_tokens(ctx.project, value) {
+            for found in str_tokens(value) {
+                let token = &found.token;
                 if token.syntax == TokenSyntax::Secret {
                     out.push(Diagnostic::new(
                         me,
-                        &at,
+                        &found.origin(ctx.project),
                         format!(
                             "`{field}` uses secret `{}`: table names must not come from secrets",
                             token.name
