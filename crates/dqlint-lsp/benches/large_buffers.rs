@@ -24,11 +24,17 @@
 //! closed with the text it was opened with. Figures go to
 //! docs/lsp-latency.md.
 
+/// The server as `dqlint server` runs it: the binary allocates with
+/// mimalloc (docs/performance.md, "Allocator"), and the server runs in
+/// this process.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[path = "../tests/common/mod.rs"]
 mod common;
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -103,26 +109,39 @@ fn write(root: &Path, rel: &str, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
-/// One buffer, in this process.
-async fn run(name: &str, actions: usize, bursts: usize) {
-    let temp = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(temp.path()).unwrap().join("project");
+/// Writes the bench's project under `root`: the generated flowgroup of
+/// `actions` actions (`pipelines/bronze/NAME.yaml`), a small one, and a
+/// substitutions file; the flowgroup's path and text, and where the `$` of
+/// the `${catalog}` of its middle action is (line, column).
+fn project(root: &Path, name: &str, actions: usize) -> (PathBuf, String, (u32, u32)) {
     let text = flowgroup(actions);
-    write(&root, "lhp.yaml", "name: big\nversion: \"1.0\"\n");
+    write(root, "lhp.yaml", "name: big\nversion: \"1.0\"\n");
     write(
-        &root,
+        root,
         "substitutions/dev.yaml",
         "dev:\n  catalog: acme_dev\n",
     );
     let small = "pipelines/bronze/small.yaml";
     write(
-        &root,
+        root,
         small,
         "pipeline: bronze\nflowgroup: small\nactions: []\n",
     );
     let rel = format!("pipelines/bronze/{name}.yaml");
-    write(&root, &rel, &text);
+    write(root, &rel, &text);
     let path = root.join(&rel);
+    let middle = actions / 2;
+    let line = 3 + middle * ACTION.lines().count() + 5;
+    let column = text.lines().nth(line).unwrap().find("${").unwrap() as u32;
+    (path, text, (line as u32, column))
+}
+
+/// One buffer, in this process.
+async fn run(name: &str, actions: usize, bursts: usize) {
+    let temp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(temp.path()).unwrap().join("project");
+    let (path, text, at) = project(&root, name, actions);
+    let small = "pipelines/bronze/small.yaml";
     let file_uri = uri(&path);
 
     let mut client = TestClient::start();
@@ -136,11 +155,7 @@ async fn run(name: &str, actions: usize, bursts: usize) {
     let (rss_before, _) = memory();
 
     let lines = text.lines().count();
-    // The `$` of the `${catalog}` of the middle action.
-    let middle = actions / 2;
-    let line = 3 + middle * ACTION.lines().count() + 5;
-    let column = text.lines().nth(line).unwrap().find("${").unwrap() as u32;
-    let at = (line as u32, column);
+    let line = at.0 as usize;
 
     let opened = Instant::now();
     client.open(&path, 1);
@@ -325,6 +340,23 @@ fn main() {
                 .build()
                 .unwrap()
                 .block_on(run(name, actions, bursts));
+            return;
+        }
+    }
+    // `--in-process NAME KEYS`: only the server's work per key, without
+    // the protocol (for a profiler).
+    if let [flag, name, keys] = args.as_slice() {
+        if flag == "--in-process" {
+            let actions = BUFFERS
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, actions)| *actions)
+                .expect("a buffer name");
+            let keys: usize = keys.parse().expect("a number of keys");
+            let temp = tempfile::tempdir().unwrap();
+            let root = std::fs::canonicalize(temp.path()).unwrap().join("project");
+            let (path, text, at) = project(&root, name, actions);
+            in_process(&root, &path, &text, at, keys);
             return;
         }
     }
