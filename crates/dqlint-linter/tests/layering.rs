@@ -126,21 +126,29 @@ fn no_rule_reads_the_disk() {
 
 /// The editor's features (completion, definition, links, hover...) read the
 /// project model the load built, which holds the open buffers; a path they
-/// need to probe goes through `dqlint_project::files`, like the load's.
+/// need to probe goes through `dqlint_project::files`, like the load's. So
+/// does the rest of the server (finding projects in workspace folders,
+/// canonical paths): `files` is the one place that touches the disk.
 #[test]
-fn no_editor_handler_reads_the_disk() {
-    let handlers = Path::new(env!("CARGO_MANIFEST_DIR")).join("../dqlint-lsp/src/handlers");
+fn the_language_server_reads_the_disk_only_through_files() {
+    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("../dqlint-lsp/src");
     let mut files = Vec::new();
-    rust_files(&handlers, &mut files);
+    rust_files(&server, &mut files);
     assert!(
-        files.len() > 10,
+        files
+            .iter()
+            .filter(|f| f.starts_with(server.join("handlers")))
+            .count()
+            > 10,
         "the handlers moved: {}",
-        handlers.display()
+        server.display()
     );
     let mut offenders = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
-        for (n, line) in text.lines().enumerate() {
+        // Unit tests may look at the disk (the docs pages a link names).
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (n, line) in code.lines().enumerate() {
             if line.trim_start().starts_with("//") {
                 continue;
             }
@@ -151,7 +159,7 @@ fn no_editor_handler_reads_the_disk() {
     }
     assert!(
         offenders.is_empty(),
-        "editor handlers read the project model, not the disk; found:\n{}",
+        "the language server reads the disk through dqlint_project::files; found:\n{}",
         offenders.join("\n")
     );
 }

@@ -26,13 +26,7 @@ pub fn uri_to_path(uri: &Uri) -> Option<PathBuf> {
     canonical(&path)
 }
 
-pub fn canonical(path: &Path) -> Option<PathBuf> {
-    if let Ok(path) = std::fs::canonicalize(path) {
-        return Some(path);
-    }
-    let parent = std::fs::canonicalize(path.parent()?).ok()?;
-    Some(parent.join(path.file_name()?))
-}
+pub use dqlint_project::files::canonical;
 
 /// How to name files in messages to the client: open buffers under the URI
 /// the client gave, the others from their path.

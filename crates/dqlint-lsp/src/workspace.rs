@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use dqlint_linter::{Config, Diagnostic as Finding};
-use dqlint_project::{Edits, FileId, Overlay, Project};
+use dqlint_project::{files, Edits, FileId, Overlay, Project};
 use dqlint_yaml::LiveYaml;
 use tower_lsp_server::ls_types::{Diagnostic, MessageType, Uri};
 use tower_lsp_server::Client;
@@ -180,13 +180,7 @@ pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// The folder holding `lhp.yaml` above `path` (which may exist only in the
 /// editor, or have just been deleted).
 pub fn project_root_of(path: &Path) -> Option<PathBuf> {
-    let mut dir = path.parent()?;
-    loop {
-        if dir.join("lhp.yaml").is_file() {
-            return Some(dir.to_path_buf());
-        }
-        dir = dir.parent()?;
-    }
+    files::lhp_project_above(path)
 }
 
 impl Workspace {
@@ -225,7 +219,7 @@ impl Workspace {
     fn dqx_root_of(&self, path: &Path) -> Option<Arc<ProjectState>> {
         lock(&self.projects)
             .values()
-            .filter(|p| path.starts_with(&p.root) && !p.root.join("lhp.yaml").is_file())
+            .filter(|p| path.starts_with(&p.root) && !files::holds_lhp_project(&p.root))
             .max_by_key(|p| p.root.components().count())
             .cloned()
     }
@@ -274,7 +268,7 @@ impl Workspace {
             self.discover_lhp(folder);
             let found_lhp = lock(&self.projects).keys().any(|root| {
                 (root.starts_with(folder) || folder.starts_with(root))
-                    && root.join("lhp.yaml").is_file()
+                    && files::holds_lhp_project(root)
             });
             if !found_lhp {
                 let workspace = dqlint_project::discover(folder);
@@ -294,27 +288,8 @@ impl Workspace {
         if let Some(root) = dqlint_project::find_root(folder) {
             self.project(&root);
         }
-        let mut pending = vec![(folder.to_path_buf(), 0)];
-        while let Some((dir, depth)) = pending.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let name = entry.file_name();
-                let name = name.to_string_lossy();
-                let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-                if is_dir
-                    && depth < DISCOVERY_DEPTH
-                    && !name.starts_with('.')
-                    && !SKIPPED_FOLDERS.contains(&name.as_ref())
-                {
-                    pending.push((entry.path(), depth + 1));
-                } else if !is_dir && name == "lhp.yaml" {
-                    if let Some(root) = convert::canonical(&dir) {
-                        self.project(&root);
-                    }
-                }
-            }
+        for root in files::lhp_projects_under(folder, DISCOVERY_DEPTH, &SKIPPED_FOLDERS) {
+            self.project(&root);
         }
     }
 
@@ -576,7 +551,7 @@ impl Workspace {
                     .await;
                 project.replace_snapshot(None);
                 self.clear(project).await;
-                if !project.root.join("lhp.yaml").is_file() {
+                if !files::holds_lhp_project(&project.root) {
                     lock(&self.projects).remove(&project.root);
                 }
             }

@@ -26,6 +26,7 @@
 use std::ops::Range;
 
 use crate::model::{Constraint, Dataset, DatasetKind, ExpectAction, PipelineExpectation};
+use crate::predicate::Cmp;
 use crate::quarantine::{dataset_key, InFile};
 
 /// Which way a comparison reads.
@@ -203,39 +204,6 @@ enum Arith {
     Sub,
     Mul,
     Div,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cmp {
-    Lt,
-    LtEq,
-    Gt,
-    GtEq,
-    Eq,
-    NotEq,
-}
-
-impl Cmp {
-    fn flipped(self) -> Cmp {
-        match self {
-            Cmp::Lt => Cmp::Gt,
-            Cmp::LtEq => Cmp::GtEq,
-            Cmp::Gt => Cmp::Lt,
-            Cmp::GtEq => Cmp::LtEq,
-            same => same,
-        }
-    }
-
-    fn negated(self) -> Cmp {
-        match self {
-            Cmp::Lt => Cmp::GtEq,
-            Cmp::LtEq => Cmp::Gt,
-            Cmp::Gt => Cmp::LtEq,
-            Cmp::GtEq => Cmp::Lt,
-            Cmp::Eq => Cmp::NotEq,
-            Cmp::NotEq => Cmp::Eq,
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -468,38 +436,32 @@ impl Parser {
     }
 
     fn sum(&mut self) -> Option<Node> {
-        let start = self.start();
-        let mut lhs = self.product()?;
-        loop {
-            let op = match self.peek() {
-                Some(Token::Op("+")) => Arith::Add,
-                Some(Token::Op("-")) => Arith::Sub,
-                _ => return Some(lhs),
-            };
-            self.at += 1;
-            let rhs = self.product()?;
-            lhs = Node {
-                expr: Expr::Arith {
-                    op,
-                    lhs: Box::new(lhs),
-                    rhs: Box::new(rhs),
-                },
-                span: start..self.end_of_previous(),
-            };
-        }
+        self.left_associative(Self::product, |token| match token {
+            Token::Op("+") => Some(Arith::Add),
+            Token::Op("-") => Some(Arith::Sub),
+            _ => None,
+        })
     }
 
     fn product(&mut self) -> Option<Node> {
+        self.left_associative(Self::unary, |token| match token {
+            Token::Op("*") => Some(Arith::Mul),
+            Token::Op("/") => Some(Arith::Div),
+            _ => None,
+        })
+    }
+
+    /// `operand (op operand)*`, folded to the left: one precedence level.
+    fn left_associative(
+        &mut self,
+        operand: fn(&mut Self) -> Option<Node>,
+        op_of: fn(&Token) -> Option<Arith>,
+    ) -> Option<Node> {
         let start = self.start();
-        let mut lhs = self.unary()?;
-        loop {
-            let op = match self.peek() {
-                Some(Token::Op("*")) => Arith::Mul,
-                Some(Token::Op("/")) => Arith::Div,
-                _ => return Some(lhs),
-            };
+        let mut lhs = operand(self)?;
+        while let Some(op) = self.peek().and_then(op_of) {
             self.at += 1;
-            let rhs = self.unary()?;
+            let rhs = operand(self)?;
             lhs = Node {
                 expr: Expr::Arith {
                     op,
@@ -509,6 +471,7 @@ impl Parser {
                 span: start..self.end_of_previous(),
             };
         }
+        Some(lhs)
     }
 
     fn unary(&mut self) -> Option<Node> {
@@ -716,7 +679,7 @@ fn compare_bound(
     // The comparison as it passes a good batch.
     let op = match sense {
         Sense::Holds => op,
-        Sense::Fires => op.negated(),
+        Sense::Fires => op.inverse(),
     };
     let (op, left, right) = match op {
         Cmp::Lt | Cmp::LtEq => (op, lhs, rhs),

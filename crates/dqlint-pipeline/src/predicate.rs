@@ -42,7 +42,9 @@ pub enum Cmp {
 }
 
 impl Cmp {
-    fn inverse(self) -> Cmp {
+    /// The comparison true exactly where this one is false (on non-null
+    /// operands): `<` and `>=`, `=` and `<>`.
+    pub(crate) fn inverse(self) -> Cmp {
         match self {
             Cmp::Eq => Cmp::NotEq,
             Cmp::NotEq => Cmp::Eq,
@@ -53,7 +55,8 @@ impl Cmp {
         }
     }
 
-    fn flipped(self) -> Cmp {
+    /// The same comparison with its operands swapped: `a < b` is `b > a`.
+    pub(crate) fn flipped(self) -> Cmp {
         match self {
             Cmp::Lt => Cmp::Gt,
             Cmp::LtEq => Cmp::GtEq,
@@ -89,15 +92,20 @@ pub fn within_limit(sql: &str) -> bool {
 /// Parse and normalise; `None` when the text is not an expression, or is
 /// above [`MAX_OPERATORS`].
 pub fn normalise(sql: &str) -> Option<Predicate> {
+    Some(from_expr(&parse_bounded(sql)?, false))
+}
+
+/// The expression tree of a predicate within [`MAX_OPERATORS`], as the
+/// normaliser and the witness-row search read it.
+pub(crate) fn parse_bounded(sql: &str) -> Option<Expr> {
     if !within_limit(sql) {
         return None;
     }
-    let expr = Parser::new(&DatabricksDialect {})
+    Parser::new(&DatabricksDialect {})
         .try_with_sql(sql)
         .ok()?
         .parse_expr()
-        .ok()?;
-    Some(from_expr(&expr, false))
+        .ok()
 }
 
 /// Whether `quarantine` is shown equivalent to `NOT (r1 AND ... AND rn)`.

@@ -25,8 +25,6 @@ use sqlparser::ast::{
     BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, InTarget, UnaryOperator,
     Value as SqlValue,
 };
-use sqlparser::dialect::DatabricksDialect;
-use sqlparser::parser::Parser;
 
 /// At most this many rows are evaluated per search: all of them when the
 /// candidates of every column multiply to no more, a fixed sample otherwise.
@@ -99,14 +97,7 @@ pub fn find_row(predicates: &[&str], wanted: impl Fn(&[Option<bool>]) -> bool) -
     let mut compiler = Compiler::default();
     let mut trees = Vec::new();
     for sql in predicates {
-        if !crate::predicate::within_limit(sql) {
-            return None;
-        }
-        let expr = Parser::new(&DatabricksDialect {})
-            .try_with_sql(sql)
-            .ok()?
-            .parse_expr()
-            .ok()?;
+        let expr = crate::predicate::parse_bounded(sql)?;
         trees.push(compiler.boolean(&expr));
     }
     let slots = compiler.slots()?;

@@ -190,6 +190,58 @@ pub fn is_file(path: &Path) -> bool {
     path.is_file()
 }
 
+/// Whether `folder` holds an LHP project (its `lhp.yaml`) on disk.
+pub fn holds_lhp_project(folder: &Path) -> bool {
+    is_file(&folder.join("lhp.yaml"))
+}
+
+/// The nearest folder above `path` holding `lhp.yaml`; `path` itself may
+/// exist only in the editor, or have just been deleted.
+pub fn lhp_project_above(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .find(|folder| holds_lhp_project(folder))
+        .map(Path::to_path_buf)
+}
+
+/// The folders holding `lhp.yaml` under `folder`, at most `depth` folders
+/// down, not looking into hidden folders or the ones named in `skipped`
+/// (build output, virtual environments), canonical.
+pub fn lhp_projects_under(folder: &Path, depth: usize, skipped: &[&str]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![(folder.to_path_buf(), 0)];
+    while let Some((dir, level)) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir
+                && level < depth
+                && !name.starts_with('.')
+                && !skipped.contains(&name.as_ref())
+            {
+                pending.push((entry.path(), level + 1));
+            } else if !is_dir && name == "lhp.yaml" {
+                found.extend(canonical(&dir));
+            }
+        }
+    }
+    found
+}
+
+/// `path` with links and `..` resolved; for a path that does not exist
+/// (yet, or any more), its canonical folder joined with its name.
+pub fn canonical(path: &Path) -> Option<PathBuf> {
+    if let Ok(path) = std::fs::canonicalize(path) {
+        return Some(path);
+    }
+    let parent = std::fs::canonicalize(path.parent()?).ok()?;
+    Some(parent.join(path.file_name()?))
+}
+
 /// What is at `path` (project-relative `rel` under `root`) when it is no
 /// regular file; `None` when it is one.
 pub(crate) fn probe_missing(root: &Path, rel: &str, path: &Path) -> Option<Missing> {

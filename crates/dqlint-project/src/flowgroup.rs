@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::templates::{Preset, Template};
 use crate::value::{Entry, FileId, Origin, Value, ValueKind, Via};
+use crate::vocabulary::tokens::scan_variables;
 
 /// A problem met while resolving a flowgroup.
 #[derive(Clone, Debug)]
@@ -429,24 +430,6 @@ pub(crate) fn substitute_in(
     }
 }
 
-/// `%{name}` references of a string: (name, byte range).
-pub fn scan_variables(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
-    let mut found = Vec::new();
-    let mut rest = 0;
-    while let Some(at) = text[rest..].find("%{") {
-        let start = rest + at;
-        let Some(close) = text[start + 2..].find('}') else {
-            break;
-        };
-        let name = &text[start + 2..start + 2 + close];
-        if !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            found.push((name.to_string(), start..start + 3 + close));
-        }
-        rest = start + 2;
-    }
-    found
-}
-
 fn substitute_variables(text: &str, vars: &HashMap<String, String>) -> (String, Vec<String>) {
     let mut out = String::new();
     let mut missing = Vec::new();
@@ -471,11 +454,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn variables_scan() {
-        assert_eq!(
-            scan_variables("a_%{x}_%{y_1}"),
-            vec![("x".into(), 2..6), ("y_1".into(), 7..13)]
-        );
+    fn variables_substitute() {
         let vars = HashMap::from([("x".to_string(), "1".to_string())]);
         assert_eq!(
             substitute_variables("%{x}-%{z}", &vars),

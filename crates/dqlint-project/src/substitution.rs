@@ -2,9 +2,9 @@
 //! `${token}`, the deprecated bare `{token}`, and `${secret:scope/key}`.
 
 use std::collections::HashMap;
-use std::ops::Range;
 
 use crate::value::{FileId, Origin, Value, ValueKind};
+pub use crate::vocabulary::tokens::{scan_tokens, TokenRef, TokenSyntax};
 
 /// Token values are re-expanded this many times (LHP's limit).
 const NESTING_PASSES: usize = 10;
@@ -26,80 +26,6 @@ pub struct TokenValue {
     pub value: String,
     /// Where the token is defined (`None` for the reserved ones).
     pub origin: Option<Origin>,
-}
-
-/// A token occurrence in a string.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TokenRef {
-    pub syntax: TokenSyntax,
-    /// The name (for a secret: `scope/key` or `key`).
-    pub name: String,
-    /// Byte range of the whole token text in the scanned string.
-    pub range: Range<usize>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TokenSyntax {
-    /// `${name}`
-    Dollar,
-    /// `{name}` (deprecated, LHP-DEPR-001)
-    Bare,
-    /// `${secret:scope/key}` or `${secret:key}`
-    Secret,
-}
-
-/// Finds every token in `text`, in order. `{{ jinja }}` and `%{var}` are
-/// not tokens; `{dbutils....}` is exempt as in LHP.
-pub fn scan_tokens(text: &str) -> Vec<TokenRef> {
-    let bytes = text.as_bytes();
-    let mut found = Vec::new();
-    let mut i = 0;
-    // `i` only ever stops after an ASCII byte, so it is a char boundary.
-    while let Some(at) = text[i..].find('{') {
-        i += at;
-        let dollar = i > 0 && bytes[i - 1] == b'$';
-        let percent = i > 0 && bytes[i - 1] == b'%';
-        let doubled = bytes.get(i + 1) == Some(&b'{') || (i > 0 && bytes[i - 1] == b'{');
-        let Some(close) = text[i + 1..].find('}').map(|c| i + 1 + c) else {
-            break;
-        };
-        let inner = &text[i + 1..close];
-        if percent || doubled {
-            i += 1;
-            continue;
-        }
-        if dollar {
-            if let Some(secret) = inner.strip_prefix("secret:") {
-                found.push(TokenRef {
-                    syntax: TokenSyntax::Secret,
-                    name: secret.to_string(),
-                    range: i - 1..close + 1,
-                });
-                i = close + 1;
-                continue;
-            }
-        }
-        if !inner.is_empty() && inner.bytes().all(is_word_byte) {
-            let (syntax, start) = if dollar {
-                (TokenSyntax::Dollar, i - 1)
-            } else {
-                (TokenSyntax::Bare, i)
-            };
-            found.push(TokenRef {
-                syntax,
-                name: inner.to_string(),
-                range: start..close + 1,
-            });
-            i = close + 1;
-        } else {
-            i += 1;
-        }
-    }
-    found
-}
-
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
 }
 
 /// The result of substituting one string for one environment.
@@ -285,23 +211,6 @@ fn token_string(value: &Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn scans_every_token_syntax() {
-        let tokens = scan_tokens("${a}.{b}.${secret:s/k} %{v} {{ p }} x{8}");
-        let names: Vec<_> = tokens.iter().map(|t| (t.syntax, t.name.as_str())).collect();
-        assert_eq!(
-            names,
-            vec![
-                (TokenSyntax::Dollar, "a"),
-                (TokenSyntax::Bare, "b"),
-                (TokenSyntax::Secret, "s/k"),
-                (TokenSyntax::Bare, "8"),
-            ]
-        );
-        assert_eq!(tokens[0].range, 0..4);
-        assert_eq!(tokens[1].range, 5..8);
-    }
 
     #[test]
     fn nested_values_and_cycles() {

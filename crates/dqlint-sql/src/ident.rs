@@ -140,7 +140,7 @@ pub fn normalize_table_name(text: &str) -> Option<String> {
 }
 
 fn lowercase_outside_tokens(s: &str) -> String {
-    let tokens = crate::text::substitution_tokens(s);
+    let tokens = crate::text::template_holes(s);
     let mut out = String::with_capacity(s.len());
     let mut pos = 0;
     for t in tokens {

@@ -23,6 +23,8 @@ pub mod ident;
 
 mod text;
 
+pub use text::template_holes;
+
 /// The `-- ...` comments of a SQL text (not `/* */`, not `--` inside strings
 /// or quoted identifiers), as byte ranges from `--` to the end of the line.
 /// Suppression comments (`-- dqlint: ignore[...]`) live in these.

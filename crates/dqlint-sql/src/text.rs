@@ -306,10 +306,14 @@ fn braced_word_end(b: &[u8], open: usize) -> Option<usize> {
     (j < b.len() && b[j] == b'}').then_some(j + 1)
 }
 
-/// `${...}`, `%{word}` and `{word}` tokens anywhere in the text. Regex
+/// The placeholders a templating tool fills in before Spark sees the SQL:
+/// `${...}`, `%{word}` and `{word}` anywhere in the text, blanked before
+/// parsing so that a token in place of a name still parses. Regex
 /// quantifiers (`{8}`, `{2,3}`) and escapes such as `\p{Alpha}` are not
-/// tokens.
-pub(crate) fn substitution_tokens(text: &str) -> Vec<Range<usize>> {
+/// holes. This layer knows no LHP: LHP's own token syntax is
+/// `dqlint_project::vocabulary::tokens`, and the linter's `token_syntax`
+/// test holds every LHP token that can stand for a name inside a hole.
+pub fn template_holes(text: &str) -> Vec<Range<usize>> {
     let b = text.as_bytes();
     let n = b.len();
     let mut out = Vec::new();
@@ -390,7 +394,7 @@ mod tests {
     #[test]
     fn tokens() {
         let t = "a = '${x}' and {b} and %{c} and 'x{8}' and '\\p{Alpha}' and {2,3}";
-        let r = substitution_tokens(t);
+        let r = template_holes(t);
         let got: Vec<&str> = r.iter().map(|r| &t[r.clone()]).collect();
         assert_eq!(got, vec!["${x}", "{b}", "%{c}"]);
         let blanked = blank_code_tokens(t, &r);

@@ -215,7 +215,7 @@ fn parse_chunk(file_text: &str, chunk: Range<usize>, file: &mut SqlFile) {
     let Some(kind) = classify(&leading_words(raw, 5)) else {
         return;
     };
-    let subs = text::substitution_tokens(raw);
+    let subs = text::template_holes(raw);
     let prepared = text::blank_code_tokens(raw, &subs);
     let dialect = DatabricksDialect {};
     let tokens = match Tokenizer::new(&dialect, &prepared).tokenize_with_location() {

@@ -21,7 +21,7 @@ pub struct ColumnRef {
 /// `xs`); `None` when it does not parse whole. LHP tokens are blanked as
 /// [`check_expression`] does.
 pub fn column_references(text: &str) -> Option<Vec<ColumnRef>> {
-    let subs = text::substitution_tokens(text);
+    let subs = text::template_holes(text);
     let prepared = text::blank_code_tokens(text, &subs);
     let ctx = tokens_of(&prepared, ExprOptions::default(), "expression").ok()??;
     let expr = ctx.parse().ok()?;

@@ -95,7 +95,7 @@ pub fn check_expression(text: &str) -> Vec<ExprFinding> {
 pub fn check_expression_with(text: &str, options: ExprOptions) -> Vec<ExprFinding> {
     let mut findings = Vec::new();
 
-    let subs = text::substitution_tokens(text);
+    let subs = text::template_holes(text);
     for r in &subs {
         findings.push(ExprFinding {
             kind: ExprFact::SubstitutionToken,
@@ -205,7 +205,7 @@ pub fn check_query_with(text: &str, options: ExprOptions) -> Vec<ExprFinding> {
 /// (substitution tokens blanked, Databricks spellings rewritten), when it
 /// parses whole and is within the size limits.
 pub(crate) fn parse_rule(text: &str) -> Option<Expr> {
-    let subs = text::substitution_tokens(text);
+    let subs = text::template_holes(text);
     let prepared = text::blank_code_tokens(text, &subs);
     let dialect = DatabricksDialect {};
     let tokens = Tokenizer::new(&dialect, &prepared)

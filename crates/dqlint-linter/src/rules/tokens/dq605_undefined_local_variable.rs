@@ -64,7 +64,7 @@
 //! ## Fix
 //! Define the variable, or fix its name.
 
-use dqlint_project::flowgroup::scan_variables;
+use dqlint_project::vocabulary::tokens::scan_variables;
 use dqlint_project::{ProblemKind, Via};
 
 use crate::diagnostic::Diagnostic;
