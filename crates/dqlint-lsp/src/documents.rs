@@ -137,17 +137,6 @@ impl Documents {
         }
     }
 
-    /// An open YAML/JSON buffer's text and its parse (exactly
-    /// `dqlint_yaml::parse` of that text), brought up to date here.
-    #[cfg(test)]
-    pub fn parsed(&mut self, path: &Path) -> Option<(Arc<str>, Arc<YamlFile>)> {
-        let job = self.take_parse(path)?;
-        let text = job.text.clone();
-        let (yaml, live) = job.run();
-        self.give_back(path, live);
-        Some((text, yaml))
-    }
-
     /// Applies `changes` in order; returns false when the document is not
     /// open (the change is then ignored).
     pub fn change(
@@ -252,6 +241,18 @@ pub fn byte_offset(lines: &LineIndex, text: &str, position: Position) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An open YAML/JSON buffer's text and its parse (exactly
+    /// `dqlint_yaml::parse` of that text), brought up to date as a lint
+    /// does it. A helper here, not a method: the layering test reads the
+    /// code before the first `#[cfg(test)]` of a file.
+    fn parsed(documents: &mut Documents, path: &Path) -> Option<(Arc<str>, Arc<YamlFile>)> {
+        let job = documents.take_parse(path)?;
+        let text = job.text.clone();
+        let (yaml, live) = job.run();
+        documents.give_back(path, live);
+        Some((text, yaml))
+    }
 
     fn range(l1: u32, c1: u32, l2: u32, c2: u32) -> Option<Range> {
         Some(Range {
@@ -371,20 +372,20 @@ mod tests {
             change(range(3, 0, 3, 0), "d: 2\n"),
         ];
         assert!(documents.change(&path, 2, changes));
-        let (text, yaml) = documents.parsed(&path).unwrap();
+        let (text, yaml) = parsed(&mut documents, &path).unwrap();
         assert_eq!(&*text, "a: 😀\n---\nb: &x 1\nd: 2\nc: *x\n");
         assert_eq!(*yaml, dqlint_yaml::parse(&text));
         assert_eq!(documents.text(&path), Some(text));
 
         assert!(documents.change(&path, 3, vec![change(None, "whole: new\n")]));
-        let (text, yaml) = documents.parsed(&path).unwrap();
+        let (text, yaml) = parsed(&mut documents, &path).unwrap();
         assert_eq!(
             (&*text, &*yaml),
             ("whole: new\n", &dqlint_yaml::parse("whole: new\n"))
         );
 
         documents.close(&path);
-        assert!(documents.parsed(&path).is_none());
+        assert!(parsed(&mut documents, &path).is_none());
     }
 
     /// Changes made while a job brings the parse up to date stay for the
@@ -403,7 +404,7 @@ mod tests {
         let (yaml, live) = job.run();
         assert_eq!(*yaml, dqlint_yaml::parse("a: 22\nb: {x}\n"));
         documents.give_back(&path, live);
-        let (text, yaml) = documents.parsed(&path).unwrap();
+        let (text, yaml) = parsed(&mut documents, &path).unwrap();
         assert_eq!(&*text, "a: 22\nb: ${x}\n");
         assert_eq!(*yaml, dqlint_yaml::parse(&text));
 
@@ -412,7 +413,7 @@ mod tests {
         drop(job);
         documents.parse_lost(&path);
         assert!(documents.change(&path, 4, vec![change(range(0, 0, 0, 0), "c: 3\n")]));
-        let (text, yaml) = documents.parsed(&path).unwrap();
+        let (text, yaml) = parsed(&mut documents, &path).unwrap();
         assert_eq!(*yaml, dqlint_yaml::parse(&text));
 
         // Closed and opened again while a job runs: its parse is dropped.
@@ -421,7 +422,7 @@ mod tests {
         documents.open(path.clone(), document("z: 1\n"));
         let (_, live) = job.run();
         documents.give_back(&path, live);
-        let (text, yaml) = documents.parsed(&path).unwrap();
+        let (text, yaml) = parsed(&mut documents, &path).unwrap();
         assert_eq!((&*text, &*yaml), ("z: 1\n", &dqlint_yaml::parse("z: 1\n")));
     }
 
@@ -431,7 +432,7 @@ mod tests {
         let path = PathBuf::from("/p/sql/t.sql");
         documents.open(path.clone(), document("CREATE TABLE t (a INT)"));
         assert!(documents.change(&path, 2, vec![change(range(0, 0, 0, 0), "-- x\n")]));
-        assert!(documents.parsed(&path).is_none());
+        assert!(parsed(&mut documents, &path).is_none());
         assert_eq!(
             documents.text(&path).as_deref(),
             Some("-- x\nCREATE TABLE t (a INT)")
