@@ -12,19 +12,36 @@
 //! once per buffer), so one buffer's memory does not count in the next
 //! one's. The flowgroup is a file of the project on disk when the server
 //! starts, as a generated flowgroup is: "before" is the server with the
-//! project loaded, the file's on-disk model included. Each key removes or
-//! restores the `$` of a `${token}` in the middle of the file, so the
-//! findings of every key differ from the last (DQ603 comes and goes) and
-//! an odd burst changes what was last published; the buffer is closed with
-//! the text it was opened with. Figures go to docs/lsp-latency.md.
+//! project loaded, the file's on-disk model included. Two kinds of burst
+//! alternate. In a `$` burst each key removes or restores the `$` of a
+//! `${token}` in the middle of the file, so the findings of every key
+//! differ from the last (DQ603 comes and goes) and an odd burst changes
+//! what was last published; the text goes back and forth between two
+//! states. In a typing burst each key types a letter into a value, so
+//! every key makes a new text; every other one has the `$` removed, a flow
+//! mapping in the document, which tree-sitter reads. A burst's keys are
+//! 50 ms apart; the time measured starts at its last key. The buffer is
+//! closed with the text it was opened with. Figures go to
+//! docs/lsp-latency.md.
+
+/// The server as `dqlint server` runs it: the binary allocates with
+/// mimalloc (docs/performance.md, "Allocator"), and the server runs in
+/// this process.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{uri, TestClient};
+use dqlint_linter::relint::relint;
+use dqlint_linter::{Config, Selection};
+use dqlint_project::{Edits, LoadOptions, Project};
 use serde_json::json;
 
 /// Twenty keys a second.
@@ -92,26 +109,39 @@ fn write(root: &Path, rel: &str, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
-/// One buffer, in this process.
-async fn run(name: &str, actions: usize, bursts: usize) {
-    let temp = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(temp.path()).unwrap().join("project");
+/// Writes the bench's project under `root`: the generated flowgroup of
+/// `actions` actions (`pipelines/bronze/NAME.yaml`), a small one, and a
+/// substitutions file; the flowgroup's path and text, and where the `$` of
+/// the `${catalog}` of its middle action is (line, column).
+fn project(root: &Path, name: &str, actions: usize) -> (PathBuf, String, (u32, u32)) {
     let text = flowgroup(actions);
-    write(&root, "lhp.yaml", "name: big\nversion: \"1.0\"\n");
+    write(root, "lhp.yaml", "name: big\nversion: \"1.0\"\n");
     write(
-        &root,
+        root,
         "substitutions/dev.yaml",
         "dev:\n  catalog: acme_dev\n",
     );
     let small = "pipelines/bronze/small.yaml";
     write(
-        &root,
+        root,
         small,
         "pipeline: bronze\nflowgroup: small\nactions: []\n",
     );
     let rel = format!("pipelines/bronze/{name}.yaml");
-    write(&root, &rel, &text);
+    write(root, &rel, &text);
     let path = root.join(&rel);
+    let middle = actions / 2;
+    let line = 3 + middle * ACTION.lines().count() + 5;
+    let column = text.lines().nth(line).unwrap().find("${").unwrap() as u32;
+    (path, text, (line as u32, column))
+}
+
+/// One buffer, in this process.
+async fn run(name: &str, actions: usize, bursts: usize) {
+    let temp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(temp.path()).unwrap().join("project");
+    let (path, text, at) = project(&root, name, actions);
+    let small = "pipelines/bronze/small.yaml";
     let file_uri = uri(&path);
 
     let mut client = TestClient::start();
@@ -125,52 +155,90 @@ async fn run(name: &str, actions: usize, bursts: usize) {
     let (rss_before, _) = memory();
 
     let lines = text.lines().count();
-    // The `$` of the `${catalog}` of the middle action.
-    let middle = actions / 2;
-    let line = 3 + middle * ACTION.lines().count() + 5;
-    let column = text.lines().nth(line).unwrap().find("${").unwrap() as u32;
-    let at = (line as u32, column);
+    let line = at.0 as usize;
 
     let opened = Instant::now();
     client.open(&path, 1);
     client.diagnostics(&file_uri, |p| p["version"] == 1).await;
     let open_ms = opened.elapsed().as_secs_f64() * 1e3;
 
+    // Two kinds of burst. The `$` key: each key removes or restores the
+    // `$`, so the text goes back and forth between two states (at first
+    // the model's and one with DQ603's subject). Typing: each key types a
+    // letter after the middle action's `table:` value, so every key makes
+    // a text not seen before (nor the model's). A `$` burst has an
+    // odd number of keys: every other typing burst types with the `$`
+    // removed, `{catalog}` a flow mapping, which the YAML line reader
+    // refuses: tree-sitter reads the document then.
+    let table_line = line + 2;
+    let table_end = text.lines().nth(table_line).unwrap().len() as u32;
     let mut version = 1;
     let mut removed = false;
-    let key = |client: &mut TestClient, version: i32, removed: &mut bool| {
-        let (end, new) = if *removed {
-            (at, "$")
-        } else {
-            ((at.0, at.1 + 1), "")
-        };
-        *removed = !*removed;
-        client.change(&path, version, at, end, new);
-    };
-    let mut finals = Vec::new();
-    for _ in 0..bursts {
+    let mut typed = 0u32;
+    let mut dollar = Vec::new();
+    let mut typing = Vec::new();
+    let mut typing_flow = Vec::new();
+    for burst in 0..bursts * 2 {
+        let typing_burst = burst % 2 == 1;
         let mut last_sent = Instant::now();
-        for _ in 0..KEYS_PER_BURST {
+        for k in 0..KEYS_PER_BURST {
+            // The gap is between keys: the wait after the last one is what
+            // is measured.
+            if k > 0 {
+                tokio::time::sleep(KEY_GAP).await;
+            }
             version += 1;
             last_sent = Instant::now();
-            key(&mut client, version, &mut removed);
-            tokio::time::sleep(KEY_GAP).await;
+            if !typing_burst {
+                let (end, new) = if removed {
+                    (at, "$")
+                } else {
+                    ((at.0, at.1 + 1), "")
+                };
+                removed = !removed;
+                client.change(&path, version, at, end, new);
+            } else {
+                let end = (table_line as u32, table_end + typed);
+                typed += 1;
+                client.change(&path, version, end, end, "x");
+            }
         }
         let wanted = version;
         client
             .diagnostics(&file_uri, |p| p["version"] == json!(wanted))
             .await;
-        finals.push(last_sent.elapsed());
+        let elapsed = last_sent.elapsed();
+        if typing_burst && removed {
+            typing_flow.push(elapsed);
+        } else if typing_burst {
+            typing.push(elapsed);
+        } else {
+            dollar.push(elapsed);
+        }
         // A pause between bursts, as a typist makes.
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
-    if removed {
-        version += 1;
-        key(&mut client, version, &mut removed);
-        let wanted = version;
-        client
-            .diagnostics(&file_uri, |p| p["version"] == json!(wanted))
-            .await;
+    // Back to the text the buffer was opened with.
+    let back = [
+        (removed, (at, at, "$")),
+        (
+            typed > 0,
+            (
+                (table_line as u32, table_end),
+                (table_line as u32, table_end + typed),
+                "",
+            ),
+        ),
+    ];
+    for (needed, (start, end, new)) in back {
+        if needed {
+            version += 1;
+            client.change(&path, version, start, end, new);
+            let wanted = version;
+            client
+                .diagnostics(&file_uri, |p| p["version"] == json!(wanted))
+                .await;
+        }
     }
     let (_, peak) = memory();
     client.notify(
@@ -179,13 +247,77 @@ async fn run(name: &str, actions: usize, bursts: usize) {
     );
     tokio::time::sleep(Duration::from_secs(2)).await;
     let (rss_after, _) = memory();
-    let (p50, p90) = quantiles(finals);
+    let ms = |(p50, p90): (f64, f64)| format!("median {p50:.0} ms, p90 {p90:.0} ms");
     println!(
-        "{name}: {lines} lines, {:.1} MB; open -> diagnostics {open_ms:.0} ms; last key -> final diagnostics at 20 keys/s: median {p50:.0} ms, p90 {p90:.0} ms ({bursts} bursts of {KEYS_PER_BURST}); memory {rss_before:.0} MB before open, peak {peak:.0} MB, {rss_after:.0} MB after close ({:+.1}%)",
+        "{name}: {lines} lines, {:.1} MB; open -> diagnostics {open_ms:.0} ms; memory {rss_before:.0} MB before open, peak {peak:.0} MB, {rss_after:.0} MB after close ({:+.1}%)",
         text.len() as f64 / 1e6,
         (rss_after - rss_before) / rss_before * 100.0
     );
+    println!(
+        "  last key -> final diagnostics at 20 keys/s, bursts of {KEYS_PER_BURST}: `$` key {} ({bursts} bursts); typing {}; typing with a flow mapping in the document {} ({} bursts each)",
+        ms(quantiles(dollar)),
+        ms(quantiles(typing)),
+        ms(quantiles(typing_flow)),
+        bursts / 2
+    );
     client.shutdown_and_exit().await;
+    in_process(&root, &path, &text, at, bursts * KEYS_PER_BURST);
+}
+
+/// Median of `samples`, in milliseconds.
+fn median_ms(mut samples: Vec<Duration>) -> f64 {
+    samples.sort();
+    samples[samples.len() / 2].as_secs_f64() * 1e3
+}
+
+/// The server's work per `$` key, step by step, without the protocol: the
+/// buffer's parse brought up to date edit by edit (every key, none
+/// coalesced) and the quick re-lint (slice, lint, and the slice dropped).
+fn in_process(root: &Path, path: &Path, text: &str, at: (u32, u32), keys: usize) {
+    let loaded = Project::load(root, &LoadOptions::default()).unwrap();
+    let id = loaded.file_by_path(path).unwrap().id;
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(at.0 as usize)
+        .map(str::len)
+        .sum::<usize>()
+        + at.1 as usize;
+    let mut live = dqlint_yaml::LiveYaml::new(text);
+    // Per key kind: removing the `$`, restoring it.
+    let mut parse = [Vec::new(), Vec::new()];
+    let mut relinted = [Vec::new(), Vec::new()];
+    for i in 0..keys.max(10) {
+        let restoring = i % 2;
+        let started = Instant::now();
+        if restoring == 0 {
+            live.edit(start, start + 1, "");
+        } else {
+            live.edit(start, start, "$");
+        }
+        let yaml = live.yaml();
+        parse[restoring].push(started.elapsed());
+        let new_text: Arc<str> = Arc::from(live.text());
+        let mut edits = Edits::from(HashMap::from([(id, new_text)]));
+        edits.parses.insert(id, yaml);
+        let started = Instant::now();
+        let done = relint(
+            &loaded,
+            id,
+            &edits,
+            &Config::default(),
+            &Selection::default(),
+            &|_| false,
+            &Default::default(),
+        )
+        .unwrap();
+        drop(done);
+        relinted[restoring].push(started.elapsed());
+    }
+    let [parse_removing, parse_restoring] = parse.map(median_ms);
+    let [relint_removing, relint_restoring] = relinted.map(median_ms);
+    println!(
+        "  in process, per key removing / restoring the `$`: parse {parse_removing:.1} / {parse_restoring:.1} ms, quick re-lint {relint_removing:.1} / {relint_restoring:.1} ms (medians)"
+    );
 }
 
 fn main() {
@@ -208,6 +340,23 @@ fn main() {
                 .build()
                 .unwrap()
                 .block_on(run(name, actions, bursts));
+            return;
+        }
+    }
+    // `--in-process NAME KEYS`: only the server's work per key, without
+    // the protocol (for a profiler).
+    if let [flag, name, keys] = args.as_slice() {
+        if flag == "--in-process" {
+            let actions = BUFFERS
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, actions)| *actions)
+                .expect("a buffer name");
+            let keys: usize = keys.parse().expect("a number of keys");
+            let temp = tempfile::tempdir().unwrap();
+            let root = std::fs::canonicalize(temp.path()).unwrap().join("project");
+            let (path, text, at) = project(&root, name, actions);
+            in_process(&root, &path, &text, at, keys);
             return;
         }
     }

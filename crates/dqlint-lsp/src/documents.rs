@@ -1,7 +1,12 @@
 //! Open editor buffers: their text, kept in sync from incremental
 //! `didChange` events (UTF-16 positions), and the URI the client used; for
-//! YAML and JSON buffers also their parse, brought up to date edit by edit
-//! ([`LiveYaml`]) instead of re-parsed whole on every keystroke.
+//! YAML and JSON buffers also their parse ([`LiveYaml`]), brought up to
+//! date incrementally instead of re-parsed whole on every keystroke.
+//!
+//! A change only edits the text: the parse is brought up to date when a
+//! lint asks for it ([`Documents::take_parse`]), once for all the changes
+//! since, and off the lock and the protocol's thread. Keys typed faster
+//! than a large buffer parses are not each parsed in turn.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -24,8 +29,51 @@ pub struct Document {
 #[derive(Default, Debug)]
 pub struct Documents {
     open: HashMap<PathBuf, Document>,
-    /// The parse of each open YAML/JSON buffer, following its text.
-    parses: HashMap<PathBuf, LiveYaml>,
+    /// The parse of each open YAML/JSON buffer, behind its text.
+    parses: HashMap<PathBuf, LiveParse>,
+}
+
+/// The parse of an open YAML/JSON buffer: a [`LiveYaml`] of an earlier text
+/// and the bytes changed since.
+#[derive(Debug, Default)]
+struct LiveParse {
+    /// `None` while a [`ParseJob`] brings it up to date (or after that job
+    /// panicked: the next one parses the buffer afresh).
+    live: Option<LiveYaml>,
+    /// The bytes changed since the text of `live` (or since the text a job
+    /// took), as one replacement.
+    behind: Option<ReplacedBytes>,
+    /// A job holds `live`.
+    out: bool,
+}
+
+/// A buffer's parse taken out of [`Documents`] to be brought up to its
+/// text ([`ParseJob::run`], which may take long: run it off the lock), then
+/// given back ([`Documents::give_back`]).
+pub struct ParseJob {
+    pub path: PathBuf,
+    live: Option<LiveYaml>,
+    behind: Option<ReplacedBytes>,
+    /// The buffer's text the parse is brought to.
+    pub text: Arc<str>,
+}
+
+impl ParseJob {
+    /// The parse of `self.text` (exactly `dqlint_yaml::parse` of it), and
+    /// the live parse to give back.
+    pub fn run(self) -> (Arc<YamlFile>, LiveYaml) {
+        let text = &self.text;
+        let live = match (self.live, self.behind) {
+            (Some(mut live), Some(r)) => {
+                live.edit(r.start, r.old_end, &text[r.start..r.new_end]);
+                live
+            }
+            (Some(live), None) => live,
+            (None, _) => LiveYaml::new(text),
+        };
+        debug_assert_eq!(live.text(), &**text, "the parse follows the buffer");
+        (live.yaml(), live)
+    }
 }
 
 /// Buffers whose parse is kept: the files dqlint reads as YAML (JSON is
@@ -39,8 +87,7 @@ fn is_yaml(path: &Path) -> bool {
 impl Documents {
     pub fn open(&mut self, path: PathBuf, document: Document) {
         if is_yaml(&path) {
-            self.parses
-                .insert(path.clone(), LiveYaml::new(&document.text));
+            self.parses.insert(path.clone(), LiveParse::default());
         }
         self.open.insert(path, document);
     }
@@ -54,13 +101,40 @@ impl Documents {
         self.open.get(path).map(|d| d.text.clone())
     }
 
-    /// An open YAML/JSON buffer's text and its parse (exactly
-    /// `dqlint_yaml::parse` of that text), so the engine need not parse the
-    /// buffer again. `None` for other buffers and files not open.
-    pub fn parsed(&self, path: &Path) -> Option<(Arc<str>, Arc<YamlFile>)> {
+    /// An open YAML/JSON buffer's parse, taken out to be brought up to its
+    /// text, so the engine need not parse the buffer whole again. `None`
+    /// for other buffers, files not open, and while another job holds it.
+    pub fn take_parse(&mut self, path: &Path) -> Option<ParseJob> {
         let text = self.open.get(path)?.text.clone();
-        let yaml = self.parses.get(path)?.yaml();
-        Some((text, yaml))
+        let parse = self.parses.get_mut(path)?;
+        if parse.out {
+            return None;
+        }
+        parse.out = true;
+        Some(ParseJob {
+            path: path.to_path_buf(),
+            live: parse.live.take(),
+            behind: parse.behind.take(),
+            text,
+        })
+    }
+
+    /// Takes back the parse of a [`ParseJob`] (the text it was brought to
+    /// `text`); the changes made meanwhile stay to be applied to it. A
+    /// buffer closed (or closed and opened again) meanwhile drops it.
+    pub fn give_back(&mut self, path: &Path, live: LiveYaml) {
+        if let Some(parse) = self.parses.get_mut(path).filter(|p| p.out) {
+            parse.live = Some(live);
+            parse.out = false;
+        }
+    }
+
+    /// A [`ParseJob`] of `path` did not finish (it panicked): the next one
+    /// parses the buffer afresh.
+    pub fn parse_lost(&mut self, path: &Path) {
+        if let Some(parse) = self.parses.get_mut(path).filter(|p| p.out) {
+            *parse = LiveParse::default();
+        }
     }
 
     /// Applies `changes` in order; returns false when the document is not
@@ -82,21 +156,9 @@ impl Documents {
             let this = apply_change(&mut text, change.range, &change.text);
             replaced = Some(replaced.map_or(this, |before| before.then(this)));
         }
-        // Taken out while it is edited: should the edit panic (the server
-        // catches it), no half-edited parse is left behind, and the next
-        // change parses the buffer afresh.
-        let live = self.parses.remove(path);
-        if is_yaml(path) {
-            let live = match (live, replaced) {
-                (Some(mut live), Some(r)) => {
-                    live.edit(r.start, r.old_end, &text[r.start..r.new_end]);
-                    live
-                }
-                (Some(live), None) => live,
-                (None, _) => LiveYaml::new(&text),
-            };
-            debug_assert_eq!(live.text(), text, "the parse follows the buffer");
-            self.parses.insert(path.to_path_buf(), live);
+        // The parse follows when a lint asks for it.
+        if let (Some(parse), Some(r)) = (self.parses.get_mut(path), replaced) {
+            parse.behind = Some(parse.behind.map_or(r, |before| before.then(r)));
         }
         document.text = Arc::from(text);
         document.version = version;
@@ -179,6 +241,18 @@ pub fn byte_offset(lines: &LineIndex, text: &str, position: Position) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An open YAML/JSON buffer's text and its parse (exactly
+    /// `dqlint_yaml::parse` of that text), brought up to date as a lint
+    /// does it. A helper here, not a method: the layering test reads the
+    /// code before the first `#[cfg(test)]` of a file.
+    fn parsed(documents: &mut Documents, path: &Path) -> Option<(Arc<str>, Arc<YamlFile>)> {
+        let job = documents.take_parse(path)?;
+        let text = job.text.clone();
+        let (yaml, live) = job.run();
+        documents.give_back(path, live);
+        Some((text, yaml))
+    }
 
     fn range(l1: u32, c1: u32, l2: u32, c2: u32) -> Option<Range> {
         Some(Range {
@@ -298,20 +372,58 @@ mod tests {
             change(range(3, 0, 3, 0), "d: 2\n"),
         ];
         assert!(documents.change(&path, 2, changes));
-        let (text, yaml) = documents.parsed(&path).unwrap();
+        let (text, yaml) = parsed(&mut documents, &path).unwrap();
         assert_eq!(&*text, "a: 😀\n---\nb: &x 1\nd: 2\nc: *x\n");
         assert_eq!(*yaml, dqlint_yaml::parse(&text));
         assert_eq!(documents.text(&path), Some(text));
 
         assert!(documents.change(&path, 3, vec![change(None, "whole: new\n")]));
-        let (text, yaml) = documents.parsed(&path).unwrap();
+        let (text, yaml) = parsed(&mut documents, &path).unwrap();
         assert_eq!(
             (&*text, &*yaml),
             ("whole: new\n", &dqlint_yaml::parse("whole: new\n"))
         );
 
         documents.close(&path);
-        assert!(documents.parsed(&path).is_none());
+        assert!(parsed(&mut documents, &path).is_none());
+    }
+
+    /// Changes made while a job brings the parse up to date stay for the
+    /// next one; a buffer closed meanwhile does not take the parse back.
+    #[test]
+    fn changes_during_a_parse_job_are_not_lost() {
+        let mut documents = Documents::default();
+        let path = PathBuf::from("/p/pipelines/a.yaml");
+        documents.open(path.clone(), document("a: 1\nb: {x}\n"));
+        assert!(documents.change(&path, 2, vec![change(range(0, 3, 0, 4), "22")]));
+        let job = documents.take_parse(&path).unwrap();
+        assert_eq!(&*job.text, "a: 22\nb: {x}\n");
+        // One job at a time.
+        assert!(documents.take_parse(&path).is_none());
+        assert!(documents.change(&path, 3, vec![change(range(1, 3, 1, 6), "${x}")]));
+        let (yaml, live) = job.run();
+        assert_eq!(*yaml, dqlint_yaml::parse("a: 22\nb: {x}\n"));
+        documents.give_back(&path, live);
+        let (text, yaml) = parsed(&mut documents, &path).unwrap();
+        assert_eq!(&*text, "a: 22\nb: ${x}\n");
+        assert_eq!(*yaml, dqlint_yaml::parse(&text));
+
+        // A job that never comes back: the next one parses afresh.
+        let job = documents.take_parse(&path).unwrap();
+        drop(job);
+        documents.parse_lost(&path);
+        assert!(documents.change(&path, 4, vec![change(range(0, 0, 0, 0), "c: 3\n")]));
+        let (text, yaml) = parsed(&mut documents, &path).unwrap();
+        assert_eq!(*yaml, dqlint_yaml::parse(&text));
+
+        // Closed and opened again while a job runs: its parse is dropped.
+        let job = documents.take_parse(&path).unwrap();
+        documents.close(&path);
+        documents.open(path.clone(), document("z: 1\n"));
+        let (_, live) = job.run();
+        documents.give_back(&path, live);
+        let (text, yaml) = parsed(&mut documents, &path).unwrap();
+        assert_eq!((&*text, &*yaml), ("z: 1\n", &dqlint_yaml::parse("z: 1\n")));
     }
 
     #[test]
@@ -320,7 +432,7 @@ mod tests {
         let path = PathBuf::from("/p/sql/t.sql");
         documents.open(path.clone(), document("CREATE TABLE t (a INT)"));
         assert!(documents.change(&path, 2, vec![change(range(0, 0, 0, 0), "-- x\n")]));
-        assert!(documents.parsed(&path).is_none());
+        assert!(parsed(&mut documents, &path).is_none());
         assert_eq!(
             documents.text(&path).as_deref(),
             Some("-- x\nCREATE TABLE t (a INT)")

@@ -17,11 +17,12 @@ use std::time::{Duration, Instant};
 
 use dqlint_linter::{Config, Diagnostic as Finding};
 use dqlint_project::{files, Edits, FileId, Overlay, Project};
+use dqlint_yaml::LiveYaml;
 use tower_lsp_server::ls_types::{Diagnostic, MessageType, Uri};
 use tower_lsp_server::Client;
 
 use crate::convert::{self, UriMap};
-use crate::documents::Documents;
+use crate::documents::{Documents, ParseJob};
 use crate::settings::Settings;
 
 /// Folders never searched for projects.
@@ -35,6 +36,9 @@ const SKIPPED_FOLDERS: [&str; 5] = [
 /// How deep under a workspace folder projects are looked for.
 const DISCOVERY_DEPTH: usize = 4;
 
+/// Open buffers: canonical path -> (client URI, version).
+pub type Versions = HashMap<PathBuf, (Uri, i32)>;
+
 /// A lint result and the buffers it was computed from.
 pub struct Snapshot {
     pub project: Project,
@@ -42,8 +46,8 @@ pub struct Snapshot {
     pub settings: Settings,
     /// The `dqlint.toml` it was linted with (quick re-lints reuse it).
     pub config: Config,
-    /// Open buffers at lint time: canonical path -> (client URI, version).
-    pub versions: HashMap<PathBuf, (Uri, i32)>,
+    /// Open buffers at lint time.
+    pub versions: Versions,
 }
 
 impl Snapshot {
@@ -133,6 +137,13 @@ impl ProjectState {
         let ticket = self.edits.fetch_add(1, Ordering::SeqCst);
         lock(&self.latest_edit).insert(path.to_path_buf(), ticket);
         ticket
+    }
+
+    /// Whether an edit of `path` came after the edit `ticket`.
+    fn superseded(&self, path: &Path, ticket: u64) -> bool {
+        lock(&self.latest_edit)
+            .get(path)
+            .is_some_and(|latest| *latest != ticket)
     }
 
     /// Records the text a file not open in the editor now has on disk.
@@ -320,7 +331,7 @@ impl Workspace {
         // A quick re-lint in flight finishes first.
         drop(project.quick.lock().await);
         let base = project.snapshot()?;
-        let (edits, versions) = self.edits_against(project, &base);
+        let (edits, versions, _) = self.edits_against(project, &base, false);
         if edits.is_empty() {
             return Some(base);
         }
@@ -337,16 +348,21 @@ impl Workspace {
     }
 
     /// The edits (editor buffers, then files changed on disk) that differ
-    /// from `base`, and the buffer versions they were taken at.
+    /// from `base`, and the buffer versions they were taken at; with
+    /// `parse`, the jobs that bring the parses of the edited open buffers
+    /// up to date (run them with [`run_parse_jobs`] off the lock, and give
+    /// their parses back with [`Workspace::give_back`]).
     fn edits_against(
         &self,
         project: &ProjectState,
         base: &Snapshot,
-    ) -> (Edits, HashMap<PathBuf, (Uri, i32)>) {
-        let documents = lock(&self.documents);
+        parse: bool,
+    ) -> (Edits, Versions, Vec<(FileId, ParseJob)>) {
+        let mut documents = lock(&self.documents);
         let mut texts = lock(&project.on_disk).clone();
         texts.extend(documents.overlay_under(&project.root));
         let mut edits = Edits::default();
+        let mut jobs = Vec::new();
         for (path, text) in texts {
             let Some(file) = base.project.file_by_path(&path) else {
                 edits.outside.insert(path, text);
@@ -355,15 +371,28 @@ impl Workspace {
             if file.text == text {
                 continue;
             }
-            // An open buffer's parse, kept up to date edit by edit.
-            if let Some((parsed_text, yaml)) = documents.parsed(&path) {
-                if parsed_text == text {
-                    edits.parses.insert(file.id, yaml);
-                }
+            // An open buffer's parse, brought up to the buffer's text (the
+            // one `texts` holds: both are read under this lock).
+            if parse {
+                jobs.extend(documents.take_parse(&path).map(|job| (file.id, job)));
             }
             edits.texts.insert(file.id, text);
         }
-        (edits, documents.versions_under(&project.root))
+        (edits, documents.versions_under(&project.root), jobs)
+    }
+
+    /// Takes back the parses [`run_parse_jobs`] brought up to date; the
+    /// jobs of `taken` that did not come back (a panic) are lost.
+    fn give_back(&self, taken: &[PathBuf], parses: Vec<(PathBuf, LiveYaml)>) {
+        let mut documents = lock(&self.documents);
+        for path in taken {
+            if !parses.iter().any(|(p, _)| p == path) {
+                documents.parse_lost(path);
+            }
+        }
+        for (path, live) in parses {
+            documents.give_back(&path, live);
+        }
     }
 
     /// Brings the last model up to date with every edit, in memory (no
@@ -374,15 +403,18 @@ impl Workspace {
         let Some(base) = project.snapshot() else {
             return;
         };
-        let (edits, versions) = self.edits_against(project, &base);
+        let (mut edits, versions, jobs) = self.edits_against(project, &base, true);
         if edits.is_empty() {
             return;
         }
         let settings = lock(&self.settings).clone();
         let selection = settings.selection();
         let task_base = base.clone();
+        let taken: Vec<PathBuf> = jobs.iter().map(|(_, job)| job.path.clone()).collect();
         let outcome = tokio::task::spawn_blocking(move || {
-            catch_unwind(AssertUnwindSafe(|| {
+            let mut parses = Vec::new();
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                parses = run_parse_jobs(&mut edits, jobs);
                 task_base
                     .project
                     .slice(&edits, &|_, _| true)
@@ -391,9 +423,20 @@ impl Workspace {
                             dqlint_linter::lint_configured(&project, &task_base.config, &selection);
                         (project, findings)
                     })
-            }))
+            }));
+            (parses, outcome)
         })
         .await;
+        let outcome = match outcome {
+            Ok((parses, outcome)) => {
+                self.give_back(&taken, parses);
+                Ok(outcome)
+            }
+            Err(e) => {
+                self.give_back(&taken, Vec::new());
+                Err(e)
+            }
+        };
         match outcome {
             Ok(Ok(Ok((model, findings)))) => {
                 let snapshot = Arc::new(Snapshot {
@@ -672,13 +715,8 @@ impl Workspace {
         ticket: Option<u64>,
     ) -> bool {
         let _running = project.quick.lock().await;
-        if let Some(ticket) = ticket {
-            if lock(&project.latest_edit)
-                .get(path)
-                .is_some_and(|latest| *latest != ticket)
-            {
-                return true;
-            }
+        if ticket.is_some_and(|ticket| project.superseded(path, ticket)) {
+            return true;
         }
         let Some(base) = project.snapshot() else {
             return false;
@@ -686,7 +724,7 @@ impl Workspace {
         let Some(edited) = base.project.file_by_path(path).map(|f| f.id) else {
             return false;
         };
-        let (edits, versions) = self.edits_against(project, &base);
+        let (mut edits, versions, jobs) = self.edits_against(project, &base, true);
         let settings = lock(&self.settings).clone();
         if edits.is_empty() {
             // Every buffer and file agrees with the model again (a buffer
@@ -735,11 +773,21 @@ impl Workspace {
             .collect();
         let selection = settings.selection();
         let task_base = base.clone();
+        let taken: Vec<PathBuf> = jobs.iter().map(|(_, job)| job.path.clone()).collect();
+        let task_project = project.clone();
+        let task_path = path.to_path_buf();
         let outcome = tokio::task::spawn_blocking(move || {
-            catch_unwind(AssertUnwindSafe(|| {
+            let mut parses = Vec::new();
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                parses = run_parse_jobs(&mut edits, jobs);
+                // A key typed while the buffer was parsed makes this text
+                // stale: the re-lint queued for that key lints the newer one.
+                if ticket.is_some_and(|ticket| task_project.superseded(&task_path, ticket)) {
+                    return None;
+                }
                 let had_findings: HashSet<FileId> =
                     task_base.findings.iter().map(|f| f.primary.file).collect();
-                dqlint_linter::relint::relint(
+                Some(dqlint_linter::relint::relint(
                     &task_base.project,
                     edited,
                     &edits,
@@ -747,13 +795,25 @@ impl Workspace {
                     &selection,
                     &|id| had_findings.contains(&id),
                     &revisit,
-                )
-            }))
+                ))
+            }));
+            (parses, outcome)
         })
         .await;
+        let outcome = match outcome {
+            Ok((parses, outcome)) => {
+                self.give_back(&taken, parses);
+                Ok(outcome)
+            }
+            Err(e) => {
+                self.give_back(&taken, Vec::new());
+                Err(e)
+            }
+        };
         let relinted = match outcome {
-            Ok(Ok(Ok(relinted))) => relinted,
-            Ok(Ok(Err(_))) => return false,
+            Ok(Ok(Some(Ok(relinted)))) => relinted,
+            Ok(Ok(None)) => return true,
+            Ok(Ok(Some(Err(_)))) => return false,
             Ok(Err(panic)) => {
                 self.log_panic(
                     format!("re-linting {}", path.display()),
@@ -813,7 +873,7 @@ impl Workspace {
         model: &Project,
         focus: &BTreeSet<FileId>,
         findings: &[Finding],
-        versions: &HashMap<PathBuf, (Uri, i32)>,
+        versions: &Versions,
         settings: &Settings,
     ) {
         let uris = UriMap::new(
@@ -912,6 +972,19 @@ impl Workspace {
             self.schedule(project);
         }
     }
+}
+
+/// Brings the parses of `jobs` up to date and puts them in `edits`; returns
+/// the live parses, for [`Workspace::give_back`].
+fn run_parse_jobs(edits: &mut Edits, jobs: Vec<(FileId, ParseJob)>) -> Vec<(PathBuf, LiveYaml)> {
+    jobs.into_iter()
+        .map(|(id, job)| {
+            let path = job.path.clone();
+            let (yaml, live) = job.run();
+            edits.parses.insert(id, yaml);
+            (path, live)
+        })
+        .collect()
 }
 
 /// Hands the heap pages freed so far back to the system. glibc's allocator
