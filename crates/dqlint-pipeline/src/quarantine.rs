@@ -84,7 +84,7 @@ pub fn patterns<'a>(
             }
         }
     }
-    let mut found = Vec::new();
+    let mut pairs = Vec::new();
     for &quarantine in datasets {
         let q = quarantine.1;
         if predicate_parts(q).is_empty() {
@@ -121,15 +121,23 @@ pub fn patterns<'a>(
             // None, or ambiguous: no pattern is claimed.
             _ => continue,
         };
-        let (clean, clean_read, quarantine_read) = chosen;
-        found.push(QuarantinePattern {
-            clean,
-            quarantine,
-            clean_read,
-            quarantine_read,
-            coverage: coverage(clean.1, q),
-        });
+        pairs.push((chosen, quarantine));
     }
+    // Normalising and comparing a pair's predicates is most of the work,
+    // and each pair is its own: in parallel, in the order found.
+    use rayon::prelude::*;
+    let found: Vec<QuarantinePattern<'a>> = pairs
+        .into_par_iter()
+        .map(
+            |((clean, clean_read, quarantine_read), quarantine)| QuarantinePattern {
+                clean,
+                quarantine,
+                clean_read,
+                quarantine_read,
+                coverage: coverage(clean.1, quarantine.1),
+            },
+        )
+        .collect();
     // Two datasets each the other's quarantine (both drop rows, each
     // built from the other's rule texts): the one named like a quarantine
     // is it; with no such name, neither is claimed.
