@@ -128,6 +128,7 @@ impl<'m> Reader<'m, '_> {
     fn collect_reads(&self, region: Node<'m>, locals: &Locals, facts: &mut FrameFacts) {
         let mut seen: HashSet<usize> = HashSet::new();
         let mut stack = vec![region];
+        let mut cursor = region.walk();
         let mut steps = 0;
         while let Some(node) = stack.pop() {
             match node.kind() {
@@ -173,9 +174,7 @@ impl<'m> Reader<'m, '_> {
                 }
                 _ => {}
             }
-            let mut c = node.walk();
-            let children: Vec<Node<'m>> = node.named_children(&mut c).collect();
-            stack.extend(children.into_iter().rev());
+            crate::python_model::push_named_children(node, &mut cursor, &mut stack);
         }
     }
 
@@ -263,6 +262,9 @@ impl<'m> Reader<'m, '_> {
     /// uses it, unless a local binding of the function shadows it.
     fn module_binding(&self, ident: Node<'m>) -> Option<Node<'m>> {
         let name = self.text(ident);
+        // Most names are no module-level name (`spark`, `F`, columns):
+        // settled before the costlier look at parents and scopes.
+        let bindings = self.module_bindings.get(name)?;
         if let Some(parent) = ident.parent() {
             // The attribute of `x.name` or the name of `name=` is not a use.
             if parent.kind() == "attribute"
@@ -281,7 +283,6 @@ impl<'m> Reader<'m, '_> {
                 return None;
             }
         }
-        let bindings = self.module_bindings.get(name)?;
         let inside_function = self.enclosing_function(ident).is_some();
         bindings
             .iter()

@@ -493,6 +493,9 @@ impl<'m, 'f> Reader<'m, 'f> {
     fn read_module(&mut self) {
         let root = self.module.tree.root_node();
         let mut stack: Vec<(Node<'m>, Locals, usize)> = vec![(root, Rc::new(HashMap::new()), 0)];
+        // One cursor for the whole walk: a cursor per node was a tenth of
+        // the walk.
+        let mut cursor = root.walk();
         while let Some((node, locals, loops)) = stack.pop() {
             let mut visit_children = true;
             match node.kind() {
@@ -514,11 +517,15 @@ impl<'m, 'f> Reader<'m, 'f> {
                 _ => {}
             }
             if visit_children {
-                let mut cursor = node.walk();
-                let children: Vec<Node<'m>> = node.children(&mut cursor).collect();
-                for child in children.into_iter().rev() {
-                    stack.push((child, locals.clone(), loops));
-                }
+                // Children pop in source order. Punctuation and keywords
+                // (anonymous leaves) hold nothing the walk looks for.
+                let first = stack.len();
+                stack.extend(
+                    node.children(&mut cursor)
+                        .filter(|child| child.is_named() || child.child_count() > 0)
+                        .map(|child| (child, locals.clone(), loops)),
+                );
+                stack[first..].reverse();
             }
         }
     }
@@ -1030,15 +1037,26 @@ impl<'m, 'f> Reader<'m, 'f> {
 fn function_definitions(root: Node) -> Vec<Node> {
     let mut out = Vec::new();
     let mut stack = vec![root];
+    let mut cursor = root.walk();
     while let Some(n) = stack.pop() {
         if n.kind() == "function_definition" {
             out.push(n);
         }
-        let mut c = n.walk();
-        let children: Vec<Node> = n.named_children(&mut c).collect();
-        stack.extend(children.into_iter().rev());
+        push_named_children(n, &mut cursor, &mut stack);
     }
     out
+}
+
+/// Pushes `node`'s named children on a walk's `stack` so that they pop in
+/// source order, with the walk's one cursor (no cursor or list per node).
+pub(crate) fn push_named_children<'t>(
+    node: Node<'t>,
+    cursor: &mut tree_sitter::TreeCursor<'t>,
+    stack: &mut Vec<Node<'t>>,
+) {
+    let first = stack.len();
+    stack.extend(node.named_children(cursor));
+    stack[first..].reverse();
 }
 
 /// The assignments of a function body in file order, not those of
@@ -1046,15 +1064,14 @@ fn function_definitions(root: Node) -> Vec<Node> {
 fn local_assignments(body: Node) -> Vec<Node> {
     let mut out = Vec::new();
     let mut stack = vec![body];
+    let mut cursor = body.walk();
     while let Some(n) = stack.pop() {
         match n.kind() {
             "function_definition" | "class_definition" | "lambda" => continue,
             "assignment" => out.push(n),
             _ => {}
         }
-        let mut c = n.walk();
-        let children: Vec<Node> = n.named_children(&mut c).collect();
-        stack.extend(children.into_iter().rev());
+        push_named_children(n, &mut cursor, &mut stack);
     }
     out
 }
