@@ -386,6 +386,9 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
 
     let mut uncovered = Vec::new();
     let mut null_gaps = Vec::new();
+    // The nullable columns of each covered drop rule (parsed once: the
+    // NULL guards below read them again).
+    let mut covered_nullable: Vec<Vec<String>> = Vec::new();
     for &(e, text) in &drop_rules {
         if !covers(text)? {
             uncovered.push(e);
@@ -401,6 +404,7 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
         if !nullable.iter().all(guarded_by_is_null) {
             null_gaps.push(e);
         }
+        covered_nullable.push(nullable);
     }
     let mut covered_warn = Vec::new();
     for &(e, text) in &warn_rules {
@@ -425,10 +429,8 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
     let expected = predicate::normalise(&negation(&expected_rules))?;
     // `col IS NULL` for a nullable column of a covered rule is no extra
     // condition: it keeps the NULL rows the clean dataset drops too.
-    let null_guards: BTreeSet<Predicate> = drop_rules
-        .iter()
-        .filter(|(e, _)| !uncovered.iter().any(|u| std::ptr::eq(*u, *e)))
-        .filter_map(|(_, t)| predicate::nullable_operands(t))
+    let null_guards: BTreeSet<Predicate> = covered_nullable
+        .into_iter()
         .flatten()
         .map(|operand| Predicate::IsNull {
             operand,
