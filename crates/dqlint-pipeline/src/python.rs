@@ -55,6 +55,31 @@ impl Discovery {
     }
 }
 
+/// A child by field name, with the grammar's field ids looked up once:
+/// tree-sitter's own `child_by_field_name` compares the name with every
+/// field name of the grammar at each call, a twentieth of a read.
+pub(crate) trait Field<'t> {
+    fn field(&self, name: &str) -> Option<Node<'t>>;
+}
+
+impl<'t> Field<'t> for Node<'t> {
+    fn field(&self, name: &str) -> Option<Node<'t>> {
+        static IDS: std::sync::OnceLock<std::collections::HashMap<&'static str, u16>> =
+            std::sync::OnceLock::new();
+        let ids = IDS.get_or_init(|| {
+            let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+            (1..=language.field_count() as u16)
+                .filter_map(|id| Some((language.field_name_for_id(id)?, id)))
+                .collect()
+        });
+        match ids.get(name) {
+            Some(&id) => self.child_by_field_id(id),
+            // Not a field of the grammar: what tree-sitter answers too.
+            None => self.child_by_field_name(name),
+        }
+    }
+}
+
 fn is_pipeline_module(name: &str) -> bool {
     name == "dlt" || name == "pyspark.pipelines"
 }
