@@ -286,6 +286,29 @@ mod tests {
     }
 
     #[test]
+    fn a_field_by_its_id_is_the_field_by_its_name() {
+        let module = PythonModule::parse(
+            "import dlt as d\n@d.table(name=f'{x!r:>3}')\ndef t(a, b=1):\n    for k, v in R.items():\n        y = {k: v}[k] if a else lambda q: q\n    return spark.read.table('x').filter(~F.col('a'))\n",
+        );
+        let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+        let names: Vec<&str> = (1..=language.field_count() as u16)
+            .filter_map(|id| language.field_name_for_id(id))
+            .chain(["no_such_field"])
+            .collect();
+        let mut stack = vec![module.tree.root_node()];
+        let mut compared = 0;
+        while let Some(node) = stack.pop() {
+            for name in &names {
+                assert_eq!(node.field(name), node.child_by_field_name(name), "{name}");
+                compared += usize::from(node.field(name).is_some());
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+        assert!(compared > 20, "{compared}");
+    }
+
+    #[test]
     fn plain_python_is_not_a_pipeline() {
         let module = PythonModule::parse("import os\nfrom pyspark.sql import functions as F\n");
         assert!(!module.discover().is_pipeline());
