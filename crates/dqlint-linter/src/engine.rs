@@ -223,6 +223,7 @@ pub fn lint_configured(
     // What many rules read, built before they start (in parallel itself):
     // a rule building it would hold the other threads waiting.
     crate::rules::dqx::checks_files(&ctx);
+    crate::rules::pipeline::prepare(&ctx, &selected);
     let per_rule: Vec<Vec<Diagnostic>> = selected
         .par_iter()
         .map(|rule| {

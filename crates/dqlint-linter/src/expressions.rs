@@ -131,111 +131,139 @@ fn registry_findings(ctx: &Context) -> Vec<ExpressionFinding> {
 /// constraints may hold no subquery or aggregate and must be boolean:
 /// both are errors there.
 fn pipeline_findings(ctx: &Context) -> Vec<ExpressionFinding> {
-    use crate::diagnostic::Severity;
-    use dqlint_pipeline::model::Constraint;
-    use dqlint_sql::expr::ExprFact;
-
-    let fails = "the pipeline update fails when it analyses the dataset";
     // A call of a Python UDF of the pipeline is DQ910's finding.
     let python_udfs: Vec<String> = crate::rules::pipeline::python_udfs(ctx)
         .into_iter()
         .map(|u| u.name)
         .collect();
+    // Each source's constraints are parsed on their own (in parallel);
+    // findings in imported modules are merged after, in source order.
+    use rayon::prelude::*;
+    let per_source: Vec<Vec<PipelineFinding>> = crate::rules::pipeline::sources(ctx)
+        .par_iter()
+        .map(|source| source_findings(ctx, source, &python_udfs))
+        .collect();
     let mut out = Vec::new();
     // Findings in the modules rules are imported from, once each.
     let mut imported: Vec<ExpressionFinding> = Vec::new();
-    for source in crate::rules::pipeline::sources(ctx) {
-        for dataset in &source.model.datasets {
-            for expectation in &dataset.expectations {
-                let Constraint::Known(text) = &expectation.constraint else {
-                    continue;
-                };
-                let Some(whole) = text.source_span(0..text.text.len()) else {
-                    continue;
-                };
-                let options = dqlint_sql::expr::ExprOptions { udfs: &ctx.udfs };
-                for f in dqlint_sql::expr::check_expression_with(&text.text, options) {
-                    let mut severity = None;
-                    let message = match f.kind {
-                        // `${key}` is a pipeline configuration parameter
-                        // the runtime substitutes.
-                        ExprFact::SubstitutionToken => continue,
-                        ExprFact::UnknownFunction
-                            if text.text.get(f.range.clone()).is_some_and(|called| {
-                                python_udfs.contains(&called.trim_matches('`').to_ascii_lowercase())
-                            }) =>
-                        {
-                            continue
-                        }
-                        ExprFact::SyntaxError | ExprFact::UnknownFunction => {
-                            with_consequence(&f.message, fails)
-                        }
-                        ExprFact::NotRowLevel | ExprFact::NotBoolean => {
-                            severity = Some(Severity::Error);
-                            with_consequence(&f.message, fails)
-                        }
-                        ExprFact::Nondeterministic => f.message.replace(
-                            "a row's verdict can differ between the clean path, the DLQ and \
-                                 the recycle path",
-                            "a row's verdict can differ between a clean table, its quarantine \
-                                 twin and a retried update",
-                        ),
-                        ExprFact::TrailingKeywordAlias => f.message,
-                    };
-                    let span = text
-                        .source_span(f.range.clone())
-                        .or_else(|| text.source_span(f.range.start..text.text.len()))
-                        .unwrap_or_else(|| whole.clone());
-                    let defined = |range: Range<usize>| {
-                        let (module, span) = text.definition(range)?;
-                        let module = crate::rules::pipeline::imported_module(
-                            ctx.project,
-                            source.file,
-                            module,
-                        )?;
-                        Some((module.id, span))
-                    };
-                    let finding = ExpressionFinding {
-                        kind: f.kind,
-                        message,
-                        file: source.id(),
-                        span,
-                        expression_span: whole.clone(),
-                        severity,
-                        used_at: Vec::new(),
-                    };
-                    match defined(f.range.clone())
-                        .or_else(|| defined(f.range.start..text.text.len()))
-                    {
-                        Some((module, span)) => {
-                            let expression_span = defined(0..text.text.len())
-                                .filter(|(m, _)| *m == module)
-                                .map_or_else(|| span.clone(), |(_, s)| s);
-                            let used = (finding.file, whole.clone(), dataset.name.name.clone());
-                            let finding = ExpressionFinding {
-                                file: module,
-                                span,
-                                expression_span,
-                                ..finding
-                            };
-                            match imported.iter_mut().find(|o: &&mut ExpressionFinding| {
-                                (o.file, &o.span, o.kind, &o.message)
-                                    == (finding.file, &finding.span, finding.kind, &finding.message)
-                            }) {
-                                Some(same) => same.used_at.push(used),
-                                None => imported.push(ExpressionFinding {
-                                    used_at: vec![used],
-                                    ..finding
-                                }),
-                            }
-                        }
-                        None => out.push(finding),
-                    }
+    for found in per_source.into_iter().flatten() {
+        match found {
+            PipelineFinding::Here(finding) => out.push(finding),
+            PipelineFinding::Imported { finding, used } => {
+                match imported.iter_mut().find(|o: &&mut ExpressionFinding| {
+                    (o.file, &o.span, o.kind, &o.message)
+                        == (finding.file, &finding.span, finding.kind, &finding.message)
+                }) {
+                    Some(same) => same.used_at.push(used),
+                    None => imported.push(ExpressionFinding {
+                        used_at: vec![used],
+                        ..finding
+                    }),
                 }
             }
         }
     }
     out.extend(imported);
+    out
+}
+
+/// A finding of a pipeline constraint: in the source, or in the module
+/// the constraint was imported from, with where the source uses it.
+enum PipelineFinding {
+    Here(ExpressionFinding),
+    Imported {
+        finding: ExpressionFinding,
+        used: (FileId, Range<usize>, String),
+    },
+}
+
+/// The findings of one pipeline source's known constraints, in order.
+fn source_findings(
+    ctx: &Context,
+    source: &crate::rules::pipeline::PipelineSource,
+    python_udfs: &[String],
+) -> Vec<PipelineFinding> {
+    use crate::diagnostic::Severity;
+    use dqlint_pipeline::model::Constraint;
+    use dqlint_sql::expr::ExprFact;
+
+    let fails = "the pipeline update fails when it analyses the dataset";
+    let mut out = Vec::new();
+    for dataset in &source.model.datasets {
+        for expectation in &dataset.expectations {
+            let Constraint::Known(text) = &expectation.constraint else {
+                continue;
+            };
+            let Some(whole) = text.source_span(0..text.text.len()) else {
+                continue;
+            };
+            let options = dqlint_sql::expr::ExprOptions { udfs: &ctx.udfs };
+            for f in dqlint_sql::expr::check_expression_with(&text.text, options) {
+                let mut severity = None;
+                let message = match f.kind {
+                    // `${key}` is a pipeline configuration parameter
+                    // the runtime substitutes.
+                    ExprFact::SubstitutionToken => continue,
+                    ExprFact::UnknownFunction
+                        if text.text.get(f.range.clone()).is_some_and(|called| {
+                            python_udfs.contains(&called.trim_matches('`').to_ascii_lowercase())
+                        }) =>
+                    {
+                        continue
+                    }
+                    ExprFact::SyntaxError | ExprFact::UnknownFunction => {
+                        with_consequence(&f.message, fails)
+                    }
+                    ExprFact::NotRowLevel | ExprFact::NotBoolean => {
+                        severity = Some(Severity::Error);
+                        with_consequence(&f.message, fails)
+                    }
+                    ExprFact::Nondeterministic => f.message.replace(
+                        "a row's verdict can differ between the clean path, the DLQ and \
+                                 the recycle path",
+                        "a row's verdict can differ between a clean table, its quarantine \
+                                 twin and a retried update",
+                    ),
+                    ExprFact::TrailingKeywordAlias => f.message,
+                };
+                let span = text
+                    .source_span(f.range.clone())
+                    .or_else(|| text.source_span(f.range.start..text.text.len()))
+                    .unwrap_or_else(|| whole.clone());
+                let defined = |range: Range<usize>| {
+                    let (module, span) = text.definition(range)?;
+                    let module =
+                        crate::rules::pipeline::imported_module(ctx.project, source.file, module)?;
+                    Some((module.id, span))
+                };
+                let finding = ExpressionFinding {
+                    kind: f.kind,
+                    message,
+                    file: source.id(),
+                    span,
+                    expression_span: whole.clone(),
+                    severity,
+                    used_at: Vec::new(),
+                };
+                match defined(f.range.clone()).or_else(|| defined(f.range.start..text.text.len())) {
+                    Some((module, span)) => {
+                        let expression_span = defined(0..text.text.len())
+                            .filter(|(m, _)| *m == module)
+                            .map_or_else(|| span.clone(), |(_, s)| s);
+                        let used = (finding.file, whole.clone(), dataset.name.name.clone());
+                        let finding = ExpressionFinding {
+                            file: module,
+                            span,
+                            expression_span,
+                            ..finding
+                        };
+                        out.push(PipelineFinding::Imported { finding, used });
+                    }
+                    None => out.push(PipelineFinding::Here(finding)),
+                }
+            }
+        }
+    }
     out
 }
 

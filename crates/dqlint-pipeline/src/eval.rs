@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
+use crate::python::Field;
 use tree_sitter::Node;
 
 use crate::python::PythonModule;
@@ -208,10 +209,8 @@ impl<'m> Evaluator<'m> {
         if assignment.kind() != "assignment" {
             return;
         }
-        let (Some(left), Some(right)) = (
-            assignment.child_by_field_name("left"),
-            assignment.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(right)) = (assignment.field("left"), assignment.field("right"))
+        else {
             return;
         };
         let value = self.eval(right);
@@ -221,10 +220,8 @@ impl<'m> Evaluator<'m> {
             }
             "subscript" => {
                 // RULES["k"] = "..." on a known dict
-                let (Some(target), Some(key)) = (
-                    left.child_by_field_name("value"),
-                    left.child_by_field_name("subscript"),
-                ) else {
+                let (Some(target), Some(key)) = (left.field("value"), left.field("subscript"))
+                else {
                     return;
                 };
                 let key = self.eval(key);
@@ -283,13 +280,8 @@ impl<'m> Evaluator<'m> {
                     )
                 }),
             "binary_operator" => {
-                let op = node
-                    .child_by_field_name("operator")
-                    .map(|o| self.module.text(o));
-                let (Some(l), Some(r)) = (
-                    node.child_by_field_name("left"),
-                    node.child_by_field_name("right"),
-                ) else {
+                let op = node.field("operator").map(|o| self.module.text(o));
+                let (Some(l), Some(r)) = (node.field("left"), node.field("right")) else {
                     return Value::unknown(node, "an incomplete expression");
                 };
                 if op != Some("+") {
@@ -318,10 +310,7 @@ impl<'m> Evaluator<'m> {
                     if pair.kind() != "pair" {
                         return Value::unknown(pair, "a `**` expansion in a dict");
                     }
-                    let (Some(k), Some(v)) = (
-                        pair.child_by_field_name("key"),
-                        pair.child_by_field_name("value"),
-                    ) else {
+                    let (Some(k), Some(v)) = (pair.field("key"), pair.field("value")) else {
                         continue;
                     };
                     entries.push((self.eval_in(k, locals), self.eval_in(v, locals)));
@@ -338,10 +327,8 @@ impl<'m> Evaluator<'m> {
                 )
             }
             "subscript" => {
-                let (Some(target), Some(key)) = (
-                    node.child_by_field_name("value"),
-                    node.child_by_field_name("subscript"),
-                ) else {
+                let (Some(target), Some(key)) = (node.field("value"), node.field("subscript"))
+                else {
                     return Value::unknown(node, "an incomplete subscript");
                 };
                 let target = self.eval_in(target, locals);
@@ -412,12 +399,12 @@ impl<'m> Evaluator<'m> {
                     }
                 }
                 "interpolation" => {
-                    if part.child_by_field_name("format_specifier").is_some()
-                        || part.child_by_field_name("type_conversion").is_some()
+                    if part.field("format_specifier").is_some()
+                        || part.field("type_conversion").is_some()
                     {
                         return Value::unknown(part, "an f-string conversion or format spec");
                     }
-                    let Some(expression) = part.child_by_field_name("expression") else {
+                    let Some(expression) = part.field("expression") else {
                         return Value::unknown(part, "an empty interpolation");
                     };
                     match self.eval_in(expression, locals) {
@@ -436,11 +423,11 @@ impl<'m> Evaluator<'m> {
     }
 
     fn eval_call(&self, node: Node, locals: &HashMap<String, Value>) -> Value {
-        let Some(function) = node.child_by_field_name("function") else {
+        let Some(function) = node.field("function") else {
             return Value::unknown(node, "a call");
         };
         let args: Vec<Node> = node
-            .child_by_field_name("arguments")
+            .field("arguments")
             .map(|a| {
                 let mut c = a.walk();
                 a.named_children(&mut c).collect()
@@ -452,10 +439,8 @@ impl<'m> Evaluator<'m> {
                 format!("the result of `{}(...)`", short(self.module.text(function))),
             );
         }
-        let (Some(object), Some(method)) = (
-            function.child_by_field_name("object"),
-            function.child_by_field_name("attribute"),
-        ) else {
+        let (Some(object), Some(method)) = (function.field("object"), function.field("attribute"))
+        else {
             return Value::unknown(node, "a call");
         };
         let method = self.module.text(method);
@@ -528,7 +513,7 @@ impl<'m> Evaluator<'m> {
     }
 
     fn eval_comprehension(&self, node: Node, locals: &HashMap<String, Value>) -> Value {
-        let Some(body) = node.child_by_field_name("body") else {
+        let Some(body) = node.field("body") else {
             return Value::unknown(node, "a comprehension");
         };
         let mut cursor = node.walk();
@@ -539,10 +524,7 @@ impl<'m> Evaluator<'m> {
         if clause.kind() != "for_in_clause" {
             return Value::unknown(node, "a comprehension");
         }
-        let (Some(target), Some(iterable)) = (
-            clause.child_by_field_name("left"),
-            clause.child_by_field_name("right"),
-        ) else {
+        let (Some(target), Some(iterable)) = (clause.field("left"), clause.field("right")) else {
             return Value::unknown(node, "a comprehension");
         };
         let items = match self.eval_in(iterable, locals) {
@@ -579,10 +561,7 @@ impl<'m> Evaluator<'m> {
                 }
             }
             if body.kind() == "pair" {
-                let (Some(k), Some(v)) = (
-                    body.child_by_field_name("key"),
-                    body.child_by_field_name("value"),
-                ) else {
+                let (Some(k), Some(v)) = (body.field("key"), body.field("value")) else {
                     return Value::unknown(body, "a comprehension");
                 };
                 entries.push((self.eval_in(k, &scope), self.eval_in(v, &scope)));

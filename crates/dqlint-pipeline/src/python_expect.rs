@@ -7,6 +7,7 @@
 
 use std::ops::Range;
 
+use crate::python::Field;
 use tree_sitter::Node;
 
 use crate::eval::Value;
@@ -242,7 +243,7 @@ impl<'m> Reader<'m, '_> {
                 .filter(|p| p.kind() == "pair")
                 .collect();
             for pair in pairs {
-                let Some(key) = pair.child_by_field_name("key") else {
+                let Some(key) = pair.field("key") else {
                     continue;
                 };
                 let Value::Str(key) = self.value(key, locals) else {

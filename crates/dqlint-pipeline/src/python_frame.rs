@@ -11,6 +11,7 @@
 
 use std::collections::HashSet;
 
+use crate::python::Field;
 use tree_sitter::Node;
 
 use crate::eval::Value;
@@ -101,7 +102,7 @@ impl<'m> Reader<'m, '_> {
     /// single `return`.
     pub(crate) fn function_frame(&self, function: Node<'m>, locals: &Locals) -> FrameFacts {
         let mut facts = FrameFacts::default();
-        let Some(body) = function.child_by_field_name("body") else {
+        let Some(body) = function.field("body") else {
             return facts;
         };
         self.collect_reads(body, locals, &mut facts);
@@ -128,6 +129,7 @@ impl<'m> Reader<'m, '_> {
     fn collect_reads(&self, region: Node<'m>, locals: &Locals, facts: &mut FrameFacts) {
         let mut seen: HashSet<usize> = HashSet::new();
         let mut stack = vec![region];
+        let mut cursor = region.walk();
         let mut steps = 0;
         while let Some(node) = stack.pop() {
             match node.kind() {
@@ -142,17 +144,16 @@ impl<'m> Reader<'m, '_> {
                     if let Some(helper) = self.trivial_helper(node) {
                         if steps < MAX_STEPS && seen.insert(helper.start_byte()) {
                             steps += 1;
-                            if let Some(body) = helper.child_by_field_name("body") {
+                            if let Some(body) = helper.field("body") {
                                 stack.push(body);
                             }
                         }
                     }
                 }
                 "attribute" => {
-                    if let (Some(object), Some(attribute)) = (
-                        node.child_by_field_name("object"),
-                        node.child_by_field_name("attribute"),
-                    ) {
+                    if let (Some(object), Some(attribute)) =
+                        (node.field("object"), node.field("attribute"))
+                    {
                         if self.is_spark(object) {
                             match self.text(attribute) {
                                 "readStream" => facts.streaming = true,
@@ -173,16 +174,14 @@ impl<'m> Reader<'m, '_> {
                 }
                 _ => {}
             }
-            let mut c = node.walk();
-            let children: Vec<Node<'m>> = node.named_children(&mut c).collect();
-            stack.extend(children.into_iter().rev());
+            crate::python_model::push_named_children(node, &mut cursor, &mut stack);
         }
     }
 
     /// `spark.readStream.table(x)` and the like: the read (when its name is
     /// known) and whether it streams.
     fn read_call(&self, call: Node<'m>, locals: &Locals) -> Option<(Option<Read>, bool)> {
-        let function = call.child_by_field_name("function")?;
+        let function = call.field("function")?;
         let streaming = match self.api(function).as_deref() {
             Some("read") => false,
             Some("read_stream") => true,
@@ -190,8 +189,8 @@ impl<'m> Reader<'m, '_> {
                 if function.kind() != "attribute" {
                     return None;
                 }
-                let method = self.text(function.child_by_field_name("attribute")?);
-                let object = function.child_by_field_name("object")?;
+                let method = self.text(function.field("attribute")?);
+                let object = function.field("object")?;
                 if method != "table" {
                     return None;
                 }
@@ -219,8 +218,8 @@ impl<'m> Reader<'m, '_> {
         for _ in 0..MAX_STEPS {
             match node.kind() {
                 "attribute" => {
-                    let object = node.child_by_field_name("object")?;
-                    let attribute = self.text(node.child_by_field_name("attribute")?);
+                    let object = node.field("object")?;
+                    let attribute = self.text(node.field("attribute")?);
                     if self.is_spark(object) {
                         return match attribute {
                             "readStream" => Some(true),
@@ -230,7 +229,7 @@ impl<'m> Reader<'m, '_> {
                     }
                     node = object;
                 }
-                "call" => node = node.child_by_field_name("function")?,
+                "call" => node = node.field("function")?,
                 _ => return None,
             }
         }
@@ -246,16 +245,16 @@ impl<'m> Reader<'m, '_> {
     /// A call of a module-level function with no parameters whose body has
     /// one `return`: its definition.
     fn trivial_helper(&self, call: Node<'m>) -> Option<Node<'m>> {
-        let function = call.child_by_field_name("function")?;
+        let function = call.field("function")?;
         if function.kind() != "identifier" {
             return None;
         }
         let helper = *self.helpers.get(self.text(function))?;
-        let parameters = helper.child_by_field_name("parameters")?;
+        let parameters = helper.field("parameters")?;
         if parameters.named_child_count() > 0 {
             return None;
         }
-        let body = helper.child_by_field_name("body")?;
+        let body = helper.field("body")?;
         (returns(body).len() == 1).then_some(helper)
     }
 
@@ -263,16 +262,15 @@ impl<'m> Reader<'m, '_> {
     /// uses it, unless a local binding of the function shadows it.
     fn module_binding(&self, ident: Node<'m>) -> Option<Node<'m>> {
         let name = self.text(ident);
+        // Most names are no module-level name (`spark`, `F`, columns):
+        // settled before the costlier look at parents and scopes.
+        let bindings = self.module_bindings.get(name)?;
         if let Some(parent) = ident.parent() {
             // The attribute of `x.name` or the name of `name=` is not a use.
-            if parent.kind() == "attribute"
-                && parent.child_by_field_name("attribute") == Some(ident)
-            {
+            if parent.kind() == "attribute" && parent.field("attribute") == Some(ident) {
                 return None;
             }
-            if parent.kind() == "keyword_argument"
-                && parent.child_by_field_name("name") == Some(ident)
-            {
+            if parent.kind() == "keyword_argument" && parent.field("name") == Some(ident) {
                 return None;
             }
         }
@@ -281,7 +279,6 @@ impl<'m> Reader<'m, '_> {
                 return None;
             }
         }
-        let bindings = self.module_bindings.get(name)?;
         let inside_function = self.enclosing_function(ident).is_some();
         bindings
             .iter()
@@ -293,16 +290,16 @@ impl<'m> Reader<'m, '_> {
     /// The last assignment of `ident`'s name in `function` before it.
     pub(crate) fn local_binding(&self, function: Node<'m>, ident: Node<'m>) -> Option<Node<'m>> {
         let name = self.text(ident);
-        let body = function.child_by_field_name("body")?;
+        let body = function.field("body")?;
         self.local_assignments(body)
             .iter()
             .copied()
             .rfind(|a| {
                 a.end_byte() <= ident.start_byte()
-                    && a.child_by_field_name("left")
+                    && a.field("left")
                         .is_some_and(|l| l.kind() == "identifier" && self.text(l) == name)
             })
-            .and_then(|a| a.child_by_field_name("right"))
+            .and_then(|a| a.field("right"))
     }
 
     /// The method chain of `expression`, outermost first, followed to its
@@ -324,7 +321,7 @@ impl<'m> Reader<'m, '_> {
                         break;
                     }
                     if let Some(helper) = self.trivial_helper(node) {
-                        let body = helper.child_by_field_name("body");
+                        let body = helper.field("body");
                         match body.map(returns).as_deref() {
                             Some([only]) => match only.named_child(0) {
                                 Some(inner) => node = inner,
@@ -334,16 +331,15 @@ impl<'m> Reader<'m, '_> {
                         }
                         continue;
                     }
-                    let Some(function) = node.child_by_field_name("function") else {
+                    let Some(function) = node.field("function") else {
                         break;
                     };
                     if function.kind() != "attribute" {
                         break;
                     }
-                    let (Some(object), Some(method)) = (
-                        function.child_by_field_name("object"),
-                        function.child_by_field_name("attribute"),
-                    ) else {
+                    let (Some(object), Some(method)) =
+                        (function.field("object"), function.field("attribute"))
+                    else {
                         break;
                     };
                     calls.push((self.text(method), node));
@@ -413,10 +409,7 @@ impl<'m> Reader<'m, '_> {
                     let mut c = map.walk();
                     let pairs: Vec<Node<'m>> = map.named_children(&mut c).collect();
                     for pair in pairs {
-                        let (Some(k), Some(v)) = (
-                            pair.child_by_field_name("key"),
-                            pair.child_by_field_name("value"),
-                        ) else {
+                        let (Some(k), Some(v)) = (pair.field("key"), pair.field("value")) else {
                             continue;
                         };
                         let Some(name) = self.named(k, locals) else {
@@ -468,10 +461,10 @@ impl<'m> Reader<'m, '_> {
 
     /// `spark.sql(text)`: its text argument.
     fn spark_sql(&self, call: Node<'m>) -> Option<Node<'m>> {
-        let function = call.child_by_field_name("function")?;
+        let function = call.field("function")?;
         if function.kind() != "attribute"
-            || self.text(function.child_by_field_name("attribute")?) != "sql"
-            || !self.is_spark(function.child_by_field_name("object")?)
+            || self.text(function.field("attribute")?) != "sql"
+            || !self.is_spark(function.field("object")?)
         {
             return None;
         }
@@ -595,19 +588,19 @@ impl<'m> Reader<'m, '_> {
         let args = self.args(call);
         let mut out = Vec::new();
         for item in &args.positional {
-            let Some(function) = item.child_by_field_name("function") else {
+            let Some(function) = item.field("function") else {
                 continue;
             };
             if item.kind() != "call"
                 || function.kind() != "attribute"
                 || !function
-                    .child_by_field_name("attribute")
+                    .field("attribute")
                     .is_some_and(|a| matches!(self.text(a), "alias" | "name"))
             {
                 continue;
             }
             let (Some(counted), Some(alias)) = (
-                function.child_by_field_name("object"),
+                function.field("object"),
                 self.args(*item)
                     .positional
                     .first()
@@ -624,7 +617,7 @@ impl<'m> Reader<'m, '_> {
 
     /// `F.count("*")`, `count(lit(1))`.
     fn counts_rows(&self, node: Node<'m>, locals: &Locals) -> bool {
-        let Some(function) = node.child_by_field_name("function") else {
+        let Some(function) = node.field("function") else {
             return false;
         };
         if node.kind() != "call" || last_segment(self.text(function)) != "count" {
@@ -636,7 +629,7 @@ impl<'m> Reader<'m, '_> {
         };
         match only.kind() {
             "call" => {
-                let f = only.child_by_field_name("function");
+                let f = only.field("function");
                 f.is_some_and(|f| last_segment(self.text(f)) == "lit")
                     && matches!(self.args(*only).positional.as_slice(), [one] if self.text(*one) == "1")
             }
@@ -655,7 +648,7 @@ impl<'m> Reader<'m, '_> {
                     "comparison_operator" | "unary_operator" | "boolean_operator" | "not_operator"
                 ) || (arg.kind() == "binary_operator"
                     && arg
-                        .child_by_field_name("operator")
+                        .field("operator")
                         .is_some_and(|o| matches!(self.text(o), "&" | "|")))
                     || arg.kind() == "call";
                 if column {
@@ -682,7 +675,7 @@ impl<'m> Reader<'m, '_> {
         if node.kind() != "call" {
             return None;
         }
-        let function = node.child_by_field_name("function")?;
+        let function = node.field("function")?;
         if last_segment(self.text(function)) != "expr" {
             return None;
         }
@@ -725,13 +718,13 @@ impl<'m> Reader<'m, '_> {
                 column_name(named)
             }
             "call" => {
-                let function = node.child_by_field_name("function")?;
+                let function = node.field("function")?;
                 let callee = self.text(function);
                 let args = self.args(node);
                 if function.kind() == "attribute" {
-                    let method = self.text(function.child_by_field_name("attribute")?);
+                    let method = self.text(function.field("attribute")?);
                     if matches!(method, "alias" | "name") {
-                        let object = function.child_by_field_name("object")?;
+                        let object = function.field("object")?;
                         let name = self.named(args.positional.first().copied()?, locals)?;
                         if !self.is_col(object) {
                             facts.computed_columns.push(ComputedColumn {
@@ -755,7 +748,7 @@ impl<'m> Reader<'m, '_> {
     fn is_col(&self, node: Node<'m>) -> bool {
         node.kind() == "call"
             && node
-                .child_by_field_name("function")
+                .field("function")
                 .is_some_and(|f| matches!(last_segment(self.text(f)), "col" | "column"))
     }
 
@@ -833,10 +826,7 @@ impl<'m> Reader<'m, '_> {
                 None => written(),
             },
             "unary_operator" => {
-                let (Some(op), Some(arg)) = (
-                    node.child_by_field_name("operator"),
-                    node.child_by_field_name("argument"),
-                ) else {
+                let (Some(op), Some(arg)) = (node.field("operator"), node.field("argument")) else {
                     return written();
                 };
                 match self.text(op) {
@@ -847,9 +837,9 @@ impl<'m> Reader<'m, '_> {
             }
             "binary_operator" => {
                 let (Some(l), Some(op), Some(r)) = (
-                    node.child_by_field_name("left"),
-                    node.child_by_field_name("operator"),
-                    node.child_by_field_name("right"),
+                    node.field("left"),
+                    node.field("operator"),
+                    node.field("right"),
                 ) else {
                     return written();
                 };
@@ -880,7 +870,7 @@ impl<'m> Reader<'m, '_> {
                 out
             }
             "call" => {
-                let Some(function) = node.child_by_field_name("function") else {
+                let Some(function) = node.field("function") else {
                     return written();
                 };
                 let args = self.args(node);
@@ -890,10 +880,9 @@ impl<'m> Reader<'m, '_> {
                 let (name, object) = match function.kind() {
                     "identifier" => (self.text(function), None),
                     "attribute" => {
-                        let (Some(object), Some(attribute)) = (
-                            function.child_by_field_name("object"),
-                            function.child_by_field_name("attribute"),
-                        ) else {
+                        let (Some(object), Some(attribute)) =
+                            (function.field("object"), function.field("attribute"))
+                        else {
                             return written();
                         };
                         (self.text(attribute), Some(object))
@@ -956,14 +945,14 @@ impl<'m> Reader<'m, '_> {
 }
 
 fn is_parameter(reader: &Reader, function: Node, name: &str) -> bool {
-    let Some(parameters) = function.child_by_field_name("parameters") else {
+    let Some(parameters) = function.field("parameters") else {
         return false;
     };
     let mut c = parameters.walk();
     let found = parameters.named_children(&mut c).any(|p| {
         let n = match p.kind() {
             "identifier" => Some(p),
-            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+            "default_parameter" | "typed_default_parameter" => p.field("name"),
             "typed_parameter" => p.named_child(0),
             _ => None,
         };

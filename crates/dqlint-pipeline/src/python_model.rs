@@ -22,6 +22,7 @@ use std::ops::Range;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::python::Field;
 use tree_sitter::Node;
 
 use crate::eval::{Defined, Evaluated, Evaluator, Value};
@@ -143,10 +144,7 @@ pub fn imported_values(
             let mut c = statement.walk();
             for imported in statement.children_by_field_name("name", &mut c) {
                 let (dotted, alias) = match imported.kind() {
-                    "aliased_import" => (
-                        imported.child_by_field_name("name"),
-                        imported.child_by_field_name("alias"),
-                    ),
+                    "aliased_import" => (imported.field("name"), imported.field("alias")),
                     _ => (Some(imported), Some(imported)),
                 };
                 let (Some(dotted), Some(alias)) = (dotted, alias) else {
@@ -174,7 +172,7 @@ pub fn imported_values(
         if statement.kind() != "import_from_statement" {
             continue;
         }
-        let Some(from) = statement.child_by_field_name("module_name") else {
+        let Some(from) = statement.field("module_name") else {
             continue;
         };
         // As written: the caller resolves a relative import (`.rules`).
@@ -202,10 +200,7 @@ pub fn imported_values(
         let mut c = statement.walk();
         for imported in statement.children_by_field_name("name", &mut c) {
             let (original, local) = match imported.kind() {
-                "aliased_import" => (
-                    imported.child_by_field_name("name"),
-                    imported.child_by_field_name("alias"),
-                ),
+                "aliased_import" => (imported.field("name"), imported.field("alias")),
                 _ => (Some(imported), Some(imported)),
             };
             let (Some(original), Some(local)) = (original, local) else {
@@ -365,10 +360,9 @@ impl<'m, 'f> Reader<'m, 'f> {
                     if assignment.kind() != "assignment" {
                         continue;
                     }
-                    let (Some(left), Some(right)) = (
-                        assignment.child_by_field_name("left"),
-                        assignment.child_by_field_name("right"),
-                    ) else {
+                    let (Some(left), Some(right)) =
+                        (assignment.field("left"), assignment.field("right"))
+                    else {
                         continue;
                     };
                     if left.kind() == "identifier" {
@@ -379,7 +373,7 @@ impl<'m, 'f> Reader<'m, 'f> {
                     }
                 }
                 "function_definition" => {
-                    if let Some(name) = statement.child_by_field_name("name") {
+                    if let Some(name) = statement.field("name") {
                         helpers.insert(module.text(name), statement);
                     }
                 }
@@ -447,7 +441,7 @@ impl<'m, 'f> Reader<'m, 'f> {
             splat: false,
             list: None,
         };
-        let Some(list) = call.child_by_field_name("arguments") else {
+        let Some(list) = call.field("arguments") else {
             return args;
         };
         args.list = Some(list);
@@ -456,10 +450,7 @@ impl<'m, 'f> Reader<'m, 'f> {
             match arg.kind() {
                 "comment" => {}
                 "keyword_argument" => {
-                    if let (Some(name), Some(value)) = (
-                        arg.child_by_field_name("name"),
-                        arg.child_by_field_name("value"),
-                    ) {
+                    if let (Some(name), Some(value)) = (arg.field("name"), arg.field("value")) {
                         args.keywords.push((self.text(name), name, value));
                     }
                 }
@@ -493,6 +484,9 @@ impl<'m, 'f> Reader<'m, 'f> {
     fn read_module(&mut self) {
         let root = self.module.tree.root_node();
         let mut stack: Vec<(Node<'m>, Locals, usize)> = vec![(root, Rc::new(HashMap::new()), 0)];
+        // One cursor for the whole walk: a cursor per node was a tenth of
+        // the walk.
+        let mut cursor = root.walk();
         while let Some((node, locals, loops)) = stack.pop() {
             let mut visit_children = true;
             match node.kind() {
@@ -503,7 +497,7 @@ impl<'m, 'f> Reader<'m, 'f> {
                 "for_statement" if loops < MAX_LOOP_NESTING => {
                     if let Some(expanded) = self.literal_loop(node, &locals) {
                         visit_children = false;
-                        let body = node.child_by_field_name("body");
+                        let body = node.field("body");
                         for scope in expanded.into_iter().rev() {
                             if let Some(body) = body {
                                 stack.push((body, scope, loops + 1));
@@ -514,11 +508,15 @@ impl<'m, 'f> Reader<'m, 'f> {
                 _ => {}
             }
             if visit_children {
-                let mut cursor = node.walk();
-                let children: Vec<Node<'m>> = node.children(&mut cursor).collect();
-                for child in children.into_iter().rev() {
-                    stack.push((child, locals.clone(), loops));
-                }
+                // Children pop in source order. Punctuation and keywords
+                // (anonymous leaves) hold nothing the walk looks for.
+                let first = stack.len();
+                stack.extend(
+                    node.children(&mut cursor)
+                        .filter(|child| child.is_named() || child.child_count() > 0)
+                        .map(|child| (child, locals.clone(), loops)),
+                );
+                stack[first..].reverse();
             }
         }
     }
@@ -526,8 +524,8 @@ impl<'m, 'f> Reader<'m, 'f> {
     /// `for x in [literal list]:` (or `for k, v in D.items():`): one scope
     /// per item, or `None` when the iterable is not known.
     fn literal_loop(&self, node: Node<'m>, locals: &Locals) -> Option<Vec<Locals>> {
-        let target = node.child_by_field_name("left")?;
-        let iterable = node.child_by_field_name("right")?;
+        let target = node.field("left")?;
+        let iterable = node.field("right")?;
         let Value::List(items) = self.value(iterable, locals) else {
             return None;
         };
@@ -570,14 +568,14 @@ impl<'m, 'f> Reader<'m, 'f> {
                 let names: Vec<Node> = node.children_by_field_name("name", &mut c).collect();
                 names.iter().any(|n| {
                     let module = match n.kind() {
-                        "aliased_import" => n.child_by_field_name("name"),
+                        "aliased_import" => n.field("name"),
                         _ => Some(*n),
                     };
                     module.is_some_and(|m| self.text(m) == "dlt")
                 })
             }
             _ => node
-                .child_by_field_name("module_name")
+                .field("module_name")
                 .is_some_and(|m| self.text(m) == "dlt"),
         };
         if legacy {
@@ -600,10 +598,7 @@ impl<'m, 'f> Reader<'m, 'f> {
             .named_children(&mut c)
             .find(|n| n.kind() != "comment")?;
         let (callee, call) = if expression.kind() == "call" {
-            (
-                expression.child_by_field_name("function")?,
-                Some(expression),
-            )
+            (expression.field("function")?, Some(expression))
         } else {
             (expression, None)
         };
@@ -654,7 +649,7 @@ impl<'m, 'f> Reader<'m, 'f> {
     }
 
     fn decorated(&mut self, node: Node<'m>, locals: &Locals) {
-        let Some(function) = node.child_by_field_name("definition") else {
+        let Some(function) = node.field("definition") else {
             return;
         };
         if function.kind() != "function_definition" {
@@ -679,7 +674,7 @@ impl<'m, 'f> Reader<'m, 'f> {
                 DecoratorKind::UnknownExpect => {
                     let attribute = decorator
                         .callee
-                        .child_by_field_name("attribute")
+                        .field("attribute")
                         .unwrap_or(decorator.callee);
                     self.file.api_misuses.push(ApiMisuse::UnknownExpectation {
                         written: Named {
@@ -783,7 +778,7 @@ impl<'m, 'f> Reader<'m, 'f> {
     }
 
     fn function_name(&self, function: Node<'m>) -> Option<Named> {
-        function.child_by_field_name("name").map(|n| Named {
+        function.field("name").map(|n| Named {
             name: self.text(n).to_string(),
             span: n.byte_range(),
         })
@@ -826,12 +821,7 @@ impl<'m, 'f> Reader<'m, 'f> {
             return node
                 .named_children(&mut c)
                 .filter(|p| p.kind() == "pair")
-                .filter_map(|p| {
-                    Some((
-                        scalar(p.child_by_field_name("key")?)?,
-                        scalar(p.child_by_field_name("value")?)?,
-                    ))
-                })
+                .filter_map(|p| Some((scalar(p.field("key")?)?, scalar(p.field("value")?)?)))
                 .collect();
         }
         match self.value(node, locals) {
@@ -861,16 +851,13 @@ impl<'m, 'f> Reader<'m, 'f> {
 
     /// `name = F.udf(...)` / `name = pandas_udf(...)`.
     fn udf_assignment(&mut self, node: Node<'m>) {
-        let (Some(left), Some(right)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
             return;
         };
         if left.kind() != "identifier" || right.kind() != "call" {
             return;
         }
-        let Some(function) = right.child_by_field_name("function") else {
+        let Some(function) = right.field("function") else {
             return;
         };
         if is_udf_callee(self.text(function)) {
@@ -883,7 +870,7 @@ impl<'m, 'f> Reader<'m, 'f> {
 
     /// Calls of the pipeline API outside decorators, and UDF registration.
     fn call(&mut self, node: Node<'m>, locals: &Locals) {
-        let Some(function) = node.child_by_field_name("function") else {
+        let Some(function) = node.field("function") else {
             return;
         };
         let callee = self.text(function);
@@ -981,14 +968,12 @@ impl<'m, 'f> Reader<'m, 'f> {
         node: Node<'m>,
         scope: &mut HashMap<String, Value>,
     ) {
-        if let Some(parameters) = function.child_by_field_name("parameters") {
+        if let Some(parameters) = function.field("parameters") {
             let mut c = parameters.walk();
             for p in parameters.named_children(&mut c) {
                 let name = match p.kind() {
                     "identifier" => Some(p),
-                    "default_parameter" | "typed_default_parameter" => {
-                        p.child_by_field_name("name")
-                    }
+                    "default_parameter" | "typed_default_parameter" => p.field("name"),
                     "typed_parameter" => p.named_child(0),
                     _ => None,
                 };
@@ -1004,17 +989,15 @@ impl<'m, 'f> Reader<'m, 'f> {
                 }
             }
         }
-        let Some(body) = function.child_by_field_name("body") else {
+        let Some(body) = function.field("body") else {
             return;
         };
         for &assignment in self.local_assignments(body).iter() {
             if assignment.end_byte() > node.start_byte() {
                 break;
             }
-            let (Some(left), Some(right)) = (
-                assignment.child_by_field_name("left"),
-                assignment.child_by_field_name("right"),
-            ) else {
+            let (Some(left), Some(right)) = (assignment.field("left"), assignment.field("right"))
+            else {
                 continue;
             };
             if left.kind() == "identifier" {
@@ -1030,15 +1013,35 @@ impl<'m, 'f> Reader<'m, 'f> {
 fn function_definitions(root: Node) -> Vec<Node> {
     let mut out = Vec::new();
     let mut stack = vec![root];
+    let mut cursor = root.walk();
     while let Some(n) = stack.pop() {
-        if n.kind() == "function_definition" {
-            out.push(n);
+        match n.kind() {
+            "function_definition" => out.push(n),
+            // A definition is a statement: none is inside these (a lambda
+            // is no `function_definition`), and they are most of a tree.
+            "expression_statement"
+            | "return_statement"
+            | "decorator"
+            | "parameters"
+            | "import_statement"
+            | "import_from_statement" => continue,
+            _ => {}
         }
-        let mut c = n.walk();
-        let children: Vec<Node> = n.named_children(&mut c).collect();
-        stack.extend(children.into_iter().rev());
+        push_named_children(n, &mut cursor, &mut stack);
     }
     out
+}
+
+/// Pushes `node`'s named children on a walk's `stack` so that they pop in
+/// source order, with the walk's one cursor (no cursor or list per node).
+pub(crate) fn push_named_children<'t>(
+    node: Node<'t>,
+    cursor: &mut tree_sitter::TreeCursor<'t>,
+    stack: &mut Vec<Node<'t>>,
+) {
+    let first = stack.len();
+    stack.extend(node.named_children(cursor));
+    stack[first..].reverse();
 }
 
 /// The assignments of a function body in file order, not those of
@@ -1046,15 +1049,14 @@ fn function_definitions(root: Node) -> Vec<Node> {
 fn local_assignments(body: Node) -> Vec<Node> {
     let mut out = Vec::new();
     let mut stack = vec![body];
+    let mut cursor = body.walk();
     while let Some(n) = stack.pop() {
         match n.kind() {
             "function_definition" | "class_definition" | "lambda" => continue,
             "assignment" => out.push(n),
             _ => {}
         }
-        let mut c = n.walk();
-        let children: Vec<Node> = n.named_children(&mut c).collect();
-        stack.extend(children.into_iter().rev());
+        push_named_children(n, &mut cursor, &mut stack);
     }
     out
 }

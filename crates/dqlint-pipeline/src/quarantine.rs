@@ -84,7 +84,7 @@ pub fn patterns<'a>(
             }
         }
     }
-    let mut found = Vec::new();
+    let mut pairs = Vec::new();
     for &quarantine in datasets {
         let q = quarantine.1;
         if predicate_parts(q).is_empty() {
@@ -121,15 +121,23 @@ pub fn patterns<'a>(
             // None, or ambiguous: no pattern is claimed.
             _ => continue,
         };
-        let (clean, clean_read, quarantine_read) = chosen;
-        found.push(QuarantinePattern {
-            clean,
-            quarantine,
-            clean_read,
-            quarantine_read,
-            coverage: coverage(clean.1, q),
-        });
+        pairs.push((chosen, quarantine));
     }
+    // Normalising and comparing a pair's predicates is most of the work,
+    // and each pair is its own: in parallel, in the order found.
+    use rayon::prelude::*;
+    let found: Vec<QuarantinePattern<'a>> = pairs
+        .into_par_iter()
+        .map(
+            |((clean, clean_read, quarantine_read), quarantine)| QuarantinePattern {
+                clean,
+                quarantine,
+                clean_read,
+                quarantine_read,
+                coverage: coverage(clean.1, quarantine.1),
+            },
+        )
+        .collect();
     // Two datasets each the other's quarantine (both drop rows, each
     // built from the other's rule texts): the one named like a quarantine
     // is it; with no such name, neither is claimed.
@@ -378,6 +386,9 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
 
     let mut uncovered = Vec::new();
     let mut null_gaps = Vec::new();
+    // The nullable columns of each covered drop rule (parsed once: the
+    // NULL guards below read them again).
+    let mut covered_nullable: Vec<Vec<String>> = Vec::new();
     for &(e, text) in &drop_rules {
         if !covers(text)? {
             uncovered.push(e);
@@ -393,6 +404,7 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
         if !nullable.iter().all(guarded_by_is_null) {
             null_gaps.push(e);
         }
+        covered_nullable.push(nullable);
     }
     let mut covered_warn = Vec::new();
     for &(e, text) in &warn_rules {
@@ -417,10 +429,8 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
     let expected = predicate::normalise(&negation(&expected_rules))?;
     // `col IS NULL` for a nullable column of a covered rule is no extra
     // condition: it keeps the NULL rows the clean dataset drops too.
-    let null_guards: BTreeSet<Predicate> = drop_rules
-        .iter()
-        .filter(|(e, _)| !uncovered.iter().any(|u| std::ptr::eq(*u, *e)))
-        .filter_map(|(_, t)| predicate::nullable_operands(t))
+    let null_guards: BTreeSet<Predicate> = covered_nullable
+        .into_iter()
         .flatten()
         .map(|operand| Predicate::IsNull {
             operand,

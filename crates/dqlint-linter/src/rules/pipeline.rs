@@ -59,6 +59,30 @@ pub fn sources<'c, 'a>(ctx: &'c Context<'a>) -> &'c [PipelineSource<'a>] {
     ctx.pipeline_sources.get_or_init(|| read_sources(ctx))
 }
 
+/// Builds what the pipeline rules share before the rules start: the
+/// sources, then (when a selected rule reads them) the quarantine patterns
+/// and the expression findings, each built in parallel itself. Built
+/// lazily by the first rule that asks, they kept the other rule threads
+/// waiting on the `OnceLock`, so their parallel parts ran on one core.
+pub(crate) fn prepare(ctx: &Context, selected: &[&crate::registry::RuleMeta]) {
+    if sources(ctx).is_empty() {
+        return;
+    }
+    let reads = |family: &str| selected.iter().any(|r| r.code.starts_with(family));
+    rayon::join(
+        || {
+            if reads("DQ92") {
+                quarantine_patterns(ctx);
+            }
+        },
+        || {
+            if reads("DQ30") {
+                crate::expressions::findings(ctx);
+            }
+        },
+    );
+}
+
 fn read_sources<'a>(ctx: &Context<'a>) -> Vec<PipelineSource<'a>> {
     use rayon::prelude::*;
     let files: Vec<&'a SourceFile> = ctx
