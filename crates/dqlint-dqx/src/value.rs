@@ -151,10 +151,14 @@ impl Typed {
     /// The entry whose key is the string `key` (the last, as Python's
     /// dict keeps it).
     pub fn entry(&self, key: &str) -> Option<&Entry> {
-        self.as_map()?
-            .iter()
-            .rev()
-            .find(|e| e.key.as_str() == Some(key))
+        // Every rule asks every check for its keys: the first byte rules
+        // out most keys before a full compare.
+        let first = key.as_bytes().first();
+        self.as_map()?.iter().rev().find(|e| {
+            e.key
+                .as_str()
+                .is_some_and(|k| k.as_bytes().first() == first && k == key)
+        })
     }
 
     pub fn get(&self, key: &str) -> Option<&Typed> {
