@@ -6,7 +6,7 @@
 //! Shared by every reader of DQX checks: checks files here, `DQRowRule(...)`
 //! in Python sources (the pipelines reader), the editor.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
 use serde::Deserialize;
@@ -95,7 +95,12 @@ pub struct Param {
 #[derive(Debug)]
 pub struct Catalogue {
     pub version: &'static str,
+    /// By name, in name order (listings and suggestions).
     functions: BTreeMap<String, Function>,
+    /// The same functions hashed by name: every rule looks up the function
+    /// of every check, and a tree of ~100 names costs several string
+    /// compares per lookup.
+    index: HashMap<String, Function>,
     /// Extras installed in every lookup ([`Catalogue::configured`]).
     installed: Vec<Extra>,
 }
@@ -172,11 +177,7 @@ fn build(version: &'static str, data: &str, borrow_extras_from: Option<&str>) ->
             (name, function)
         })
         .collect();
-    Catalogue {
-        version,
-        functions,
-        installed: Vec::new(),
-    }
+    Catalogue::new(version, functions, Vec::new())
 }
 
 fn extra_of(module: &str) -> Option<Extra> {
@@ -201,6 +202,23 @@ pub fn catalogue(version: &str) -> Option<&'static Catalogue> {
 }
 
 impl Catalogue {
+    fn new(
+        version: &'static str,
+        functions: BTreeMap<String, Function>,
+        installed: Vec<Extra>,
+    ) -> Catalogue {
+        let index = functions
+            .iter()
+            .map(|(name, f)| (name.clone(), f.clone()))
+            .collect();
+        Catalogue {
+            version,
+            functions,
+            index,
+            installed,
+        }
+    }
+
     pub fn default_version() -> &'static Catalogue {
         catalogue(DEFAULT_VERSION).expect("the default version is embedded")
     }
@@ -208,7 +226,7 @@ impl Catalogue {
     /// A function that exists with these extras installed (and those of
     /// [`Catalogue::configured`]).
     pub fn function(&self, name: &str, extras: &[Extra]) -> Option<&Function> {
-        self.functions.get(name).filter(|f| {
+        self.index.get(name).filter(|f| {
             f.extra
                 .is_none_or(|e| extras.contains(&e) || self.installed.contains(&e))
         })
@@ -252,16 +270,12 @@ impl Catalogue {
                 },
             );
         }
-        Catalogue {
-            version: self.version,
-            functions,
-            installed: extras.to_vec(),
-        }
+        Catalogue::new(self.version, functions, extras.to_vec())
     }
 
     /// A function of the catalogue, extras or not.
     pub fn any_function(&self, name: &str) -> Option<&Function> {
-        self.functions.get(name)
+        self.index.get(name)
     }
 
     pub fn functions(&self) -> impl Iterator<Item = &Function> {

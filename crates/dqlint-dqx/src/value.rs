@@ -151,10 +151,14 @@ impl Typed {
     /// The entry whose key is the string `key` (the last, as Python's
     /// dict keeps it).
     pub fn entry(&self, key: &str) -> Option<&Entry> {
-        self.as_map()?
-            .iter()
-            .rev()
-            .find(|e| e.key.as_str() == Some(key))
+        // Every rule asks every check for its keys: the first byte rules
+        // out most keys before a full compare.
+        let first = key.as_bytes().first();
+        self.as_map()?.iter().rev().find(|e| {
+            e.key
+                .as_str()
+                .is_some_and(|k| k.as_bytes().first() == first && k == key)
+        })
     }
 
     pub fn get(&self, key: &str) -> Option<&Typed> {
@@ -259,7 +263,12 @@ impl Builder<'_> {
             }
             NodeKind::Scalar(s) => {
                 let plain = s.style == ScalarStyle::Plain;
-                let tag = self.tag_before(span.start);
+                // JSON has no tags (and its files can be one long line, which
+                // the search for a tag would scan back over per scalar).
+                let tag = match self.format {
+                    Format::Yaml => self.tag_before(span.start),
+                    Format::Json => None,
+                };
                 let kind = match (self.format, tag) {
                     (Format::Yaml, Some(tag)) => self.tagged(&tag, &s.value, &span),
                     (Format::Yaml, None) if plain => match yaml11::construct_plain(&s.value) {
@@ -401,7 +410,12 @@ fn json_scalar(text: &str) -> Kind {
 fn json_error(text: &str) -> Option<LoadError> {
     // Python accepts the NaN/Infinity extensions serde_json does not: swap
     // them for a number of the same length before checking the syntax.
-    let patched = patch_json_constants(text);
+    // (Most files hold neither word: they are checked as they are.)
+    let patched = if text.contains("NaN") || text.contains("Infinity") {
+        std::borrow::Cow::Owned(patch_json_constants(text))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
     let err = serde_json::from_str::<serde::de::IgnoredAny>(&patched).err()?;
     if text.trim().is_empty() {
         return Some(LoadError {

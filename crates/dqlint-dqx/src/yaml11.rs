@@ -125,24 +125,28 @@ fn patterns() -> &'static Patterns {
 /// where two patterns overlap, and it is kept.
 pub fn resolve(text: &str) -> Tag {
     let p = patterns();
-    let first = text.chars().next();
-    let in_set = |set: &str| first.is_some_and(|c| set.contains(c));
-    if in_set("yYnNtTfFoO") && p.bool_.is_match(text) {
+    // Every set below is ASCII: the first byte decides as the first
+    // character would. The length guards skip a regex that cannot match
+    // (the longest boolean is `false`, the longest null `null`): most
+    // scalars are names.
+    let first = text.as_bytes().first().copied();
+    let in_set = |set: &[u8]| first.is_some_and(|c| set.contains(&c));
+    if text.len() <= 5 && in_set(b"yYnNtTfFoO") && p.bool_.is_match(text) {
         return Tag::Bool;
     }
-    if in_set("-+0123456789.") && p.float.is_match(text) {
+    if in_set(b"-+0123456789.") && p.float.is_match(text) {
         return Tag::Float;
     }
-    if in_set("-+0123456789") && p.int.is_match(text) {
+    if in_set(b"-+0123456789") && p.int.is_match(text) {
         return Tag::Int;
     }
     if text == "<<" {
         return Tag::Merge;
     }
-    if (first.is_none() || in_set("~nN")) && p.null.is_match(text) {
+    if text.len() <= 4 && (first.is_none() || in_set(b"~nN")) && p.null.is_match(text) {
         return Tag::Null;
     }
-    if in_set("0123456789") && p.timestamp.is_match(text) {
+    if in_set(b"0123456789") && p.timestamp.is_match(text) {
         return Tag::Timestamp;
     }
     if text == "=" {

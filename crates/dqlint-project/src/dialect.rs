@@ -221,6 +221,11 @@ fn is_pipeline_sql(text: &str) -> bool {
 
 /// A top-level mapping key, in block YAML or JSON.
 fn has_key_at_top(text: &str, key: &str) -> bool {
+    // Every form holds the key: a text without it (a checks file asked for
+    // `run_configs`) is answered by one substring search, not line by line.
+    if !text.contains(key) {
+        return false;
+    }
     let plain = format!("{key}:");
     let quoted = format!("\"{key}\":");
     let spaced = format!("\"{key}\" :");
@@ -250,6 +255,10 @@ fn is_checks_list(text: &str) -> bool {
 /// indentation and a list dash) in block YAML, or quoted in JSON and flow
 /// YAML. `health_check:` or `check_mode:` do not count.
 fn has_key(key: &str, text: &str) -> bool {
+    // As in `has_key_at_top`: no line can match without the key.
+    if !text.contains(key) {
+        return false;
+    }
     let quoted = format!("\"{key}\"");
     let plain = format!("{key}:");
     // In a flow mapping or JSON, anywhere in the line.

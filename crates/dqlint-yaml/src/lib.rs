@@ -8,6 +8,7 @@ mod builder;
 pub mod consumer;
 pub mod document;
 pub mod incremental;
+pub mod json_reader;
 pub mod lines;
 pub mod scalar;
 mod syntax_error;

@@ -30,24 +30,34 @@ pub(crate) fn too_deep(source: &str) -> Option<String> {
     let mut depth: usize = 0;
     let mut deepest = 0;
     let mut quote: Option<u8> = None;
-    for line in source.lines() {
-        for b in line.bytes() {
-            match (quote, b) {
-                (Some(q), c) if c == q => quote = None,
-                (Some(_), _) => {}
-                (None, b'"' | b'\'') => quote = Some(b),
-                (None, b'#') => break,
-                (None, b'[' | b'{') => {
-                    depth += 1;
-                    deepest = deepest.max(depth);
+    // One pass over the bytes (a JSON file has hundreds of brackets).
+    let bytes = source.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        match (quote, b) {
+            // Quotes do not span lines in flow collections often enough to
+            // matter for a depth guard.
+            (_, b'\n') => quote = None,
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'') => quote = Some(b),
+            // A comment: on to the line break.
+            (None, b'#') => match bytes[at..].iter().position(|c| *c == b'\n') {
+                Some(to_break) => {
+                    at += to_break;
+                    continue;
                 }
-                (None, b']' | b'}') => depth = depth.saturating_sub(1),
-                _ => {}
+                None => break,
+            },
+            (None, b'[' | b'{') => {
+                depth += 1;
+                deepest = deepest.max(depth);
             }
+            (None, b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
         }
-        // Quotes do not span lines in flow collections often enough to
-        // matter for a depth guard.
-        quote = None;
+        at += 1;
     }
     (deepest > MAX_NESTING).then(|| {
         format!("this YAML document nests brackets {deepest} levels deep (more than {MAX_NESTING}); it was not linted")

@@ -20,7 +20,8 @@ const MAX_RECOVERY_ROUNDS: usize = 12;
 /// [`SyntaxError`]s and holes in the tree.
 ///
 /// Documents in the plain block style go through the fast line reader
-/// ([`crate::block_reader`]), the rest through tree-sitter; both give the
+/// ([`crate::block_reader`]), strict JSON ones through the JSON reader
+/// ([`crate::json_reader`]), the rest through tree-sitter; all give the
 /// same [`Document`].
 pub fn parse(text: &str) -> YamlFile {
     parse_with(text, crate::block_reader::enabled())
@@ -102,9 +103,25 @@ impl DocumentReader {
         span: Range<usize>,
         tree: &mut Option<tree_sitter::Tree>,
     ) -> (DocumentParse, ReadBy) {
-        // The depth guard speaks for both readers: a document it refuses is
+        // The depth guard speaks for every reader: a document it refuses is
         // refused whichever reader would have read it.
         if self.fast && too_deep(&text[span.clone()]).is_none() {
+            // A JSON document is tried first: the block reader would
+            // walk all of its lines before giving up.
+            if let Some(read) = crate::json_reader::read_document(text, span.clone()) {
+                let document = Document {
+                    span,
+                    root: Some(read.root),
+                    broken: false,
+                    duplicate_keys: read.duplicate_keys,
+                };
+                let read = DocumentParse {
+                    document,
+                    errors: Vec::new(),
+                    comments: Vec::new(),
+                };
+                return (read, ReadBy::FastReader);
+            }
             if let Some(read) = crate::block_reader::read_document(text, span.clone()) {
                 let document = Document {
                     span,

@@ -146,3 +146,24 @@ fn generated_project_with_planted_findings() {
     }
     assert_equivalent(dir.path(), &[], true);
 }
+
+/// DQX checks files, one in five JSON (the JSON reader's documents), with
+/// planted mistakes; every check goes through DQ830/DQ831's hashed
+/// comparison (whose findings the rule fixtures check).
+#[test]
+fn generated_dqx_project_with_planted_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dqlint_bench::DqxPlan {
+        files: 60,
+        plant_every: Some(3),
+        checks: Some(30),
+    };
+    let summary = dqlint_bench::generate_dqx(&plan, dir.path()).unwrap();
+    assert!(!summary.planted.is_empty());
+    let (report, _) = run(dir.path(), &["--no-cache"], &[]);
+    let text = String::from_utf8(report).unwrap();
+    for planted in &summary.planted {
+        assert!(text.contains(&planted.file), "{} is reported", planted.file);
+    }
+    assert_equivalent(dir.path(), &[], true);
+}

@@ -420,6 +420,60 @@ pub fn canonical(value: &Typed) -> String {
     }
 }
 
+/// A hash of [`canonical`]`(value)` computed without writing it: values
+/// with the same canonical form have the same fingerprint (mapping entries
+/// combine in any order, a NaN is any NaN), so DQ830/DQ831 compare
+/// fingerprints and build the canonical strings only when two agree.
+pub fn fingerprint(value: &Typed) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = fast_hasher();
+    hash_canonical(value, &mut hasher);
+    hasher.finish()
+}
+
+/// A fast hasher with a fixed seed: what is hashed is the project's own
+/// text, and a collision only costs a comparison of canonical strings.
+pub fn fast_hasher() -> impl std::hash::Hasher {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::default().build_hasher()
+}
+
+fn hash_canonical(value: &Typed, state: &mut impl std::hash::Hasher) {
+    use dqlint_dqx::Kind;
+    use std::hash::{Hash, Hasher};
+    std::mem::discriminant(&value.kind).hash(state);
+    match &value.kind {
+        Kind::None => {}
+        Kind::Bool(b) => b.hash(state),
+        Kind::Int(i) => i.hash(state),
+        // `{:?}` prints every NaN alike and tells every other bit pattern
+        // apart (`-0.0` included).
+        Kind::Float(f) if f.is_nan() => 0u8.hash(state),
+        Kind::Float(f) => f.to_bits().hash(state),
+        Kind::Str(s) | Kind::Decimal(s) => s.hash(state),
+        Kind::Date(_) | Kind::DateTime(..) => value.shown().hash(state),
+        Kind::List(items) => {
+            items.len().hash(state);
+            for item in items {
+                hash_canonical(item, state);
+            }
+        }
+        Kind::Map(entries) => {
+            // Order-free, as `canonical` sorts the entries: the sum of the
+            // entries' own hashes.
+            let sum = entries.iter().fold(0u64, |sum, e| {
+                let mut entry = fast_hasher();
+                hash_canonical(&e.key, &mut entry);
+                hash_canonical(&e.value, &mut entry);
+                sum.wrapping_add(entry.finish())
+            });
+            entries.len().hash(state);
+            sum.hash(state);
+        }
+        Kind::Object { source, .. } => source.hash(state),
+    }
+}
+
 /// A DQX string as the run reads it: each `{{ name }}` with a `[dqx]
 /// variables` entry replaced by its value, as DQX's `resolve_variables`
 /// does before anything reads the checks, and each other placeholder

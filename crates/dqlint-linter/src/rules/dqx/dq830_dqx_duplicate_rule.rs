@@ -42,13 +42,16 @@
 //! Remove the copy, or change what it was meant to check.
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use foldhash::fast::FixedState;
 
 use dqlint_dqx::Typed;
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{canonical, checks_files};
+use crate::rules::dqx::{canonical, checks_files, fast_hasher, fingerprint};
 
 /// What DQX compares two checks by, and where the function is named.
 pub fn identity(item: &Typed) -> Option<(String, &Typed)> {
@@ -71,15 +74,51 @@ pub fn identity(item: &Typed) -> Option<(String, &Typed)> {
     ))
 }
 
+/// A hash of [`identity`]'s string, computed without writing it: equal
+/// identities hash alike, so only checks whose hashes agree have their
+/// identities written and compared.
+fn identity_hash(item: &Typed) -> Option<(u64, &Typed)> {
+    let check = item.get("check")?;
+    let function = check.get("function")?;
+    let name = function.as_str()?;
+    let criticality = item
+        .get("criticality")
+        .and_then(|c| c.as_str())
+        .unwrap_or("error");
+    let mut hasher = fast_hasher();
+    name.hash(&mut hasher);
+    for part in [
+        check.get("arguments"),
+        check.get("for_each_column"),
+        item.get("filter"),
+    ] {
+        part.map(fingerprint).hash(&mut hasher);
+    }
+    criticality.hash(&mut hasher);
+    Some((hasher.finish(), function))
+}
+
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ830");
     for file in checks_files(ctx) {
-        let mut first: HashMap<String, (usize, std::ops::Range<usize>)> = HashMap::new();
-        for (index, item) in file.items().iter().enumerate() {
-            let Some((key, function)) = identity(item) else {
+        let items = file.items();
+        // identity hash -> the first checks with it (index, function span)
+        let mut first: HashMap<u64, Vec<(usize, std::ops::Range<usize>)>, FixedState> =
+            HashMap::default();
+        for (index, item) in items.iter().enumerate() {
+            let Some((hash, function)) = identity_hash(item) else {
                 continue;
             };
-            match first.get(&key) {
+            let candidates = first.entry(hash).or_default();
+            let same = (!candidates.is_empty())
+                .then(|| identity(item).map(|(key, _)| key))
+                .flatten()
+                .and_then(|key| {
+                    candidates.iter().find(|(earlier, _)| {
+                        identity(&items[*earlier]).is_some_and(|(k, _)| k == key)
+                    })
+                });
+            match same {
                 Some((earlier, at)) => out.push(
                     Diagnostic::at(
                         me,
@@ -95,9 +134,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                         "the same check, first written here",
                     ),
                 ),
-                None => {
-                    first.insert(key, (index, function.span.clone()));
-                }
+                None => candidates.push((index, function.span.clone())),
             }
         }
     }

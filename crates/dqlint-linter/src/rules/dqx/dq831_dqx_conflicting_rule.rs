@@ -37,64 +37,103 @@
 //! `dqlint: ignore[DQ831]` comment.
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use foldhash::fast::FixedState;
+
+use dqlint_dqx::Typed;
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{canonical, checks_files};
+use crate::rules::dqx::{canonical, checks_files, fast_hasher, fingerprint};
+
+/// What the rule compares of a check: its function (name and node), the
+/// column(s) it applies to and its arguments; `None` for a check it leaves
+/// out.
+struct Parts<'t> {
+    name: &'t str,
+    function: &'t Typed,
+    column: &'t Typed,
+    arguments: &'t Typed,
+}
+
+fn parts(item: &Typed) -> Option<Parts<'_>> {
+    let check = item.get("check")?;
+    if check.get("for_each_column").is_some() {
+        return None;
+    }
+    let function = check.get("function")?;
+    let arguments = check.get("arguments")?;
+    let name = function.as_str()?;
+    arguments.as_map()?;
+    let column = arguments.get("column").or(arguments.get("columns"))?;
+    Some(Parts {
+        name,
+        function,
+        column,
+        arguments,
+    })
+}
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ831");
     for file in checks_files(ctx) {
-        // function + column -> (index, arguments, where)
-        let mut first: HashMap<String, (usize, String, std::ops::Range<usize>)> = HashMap::new();
-        for (index, item) in file.items().iter().enumerate() {
-            let Some(check) = item.get("check") else {
+        let items = file.items();
+        // Hash of function + column -> the first checks with it. Canonical
+        // strings are written only when hashes agree.
+        let mut first: HashMap<u64, Vec<usize>, FixedState> = HashMap::default();
+        for (index, item) in items.iter().enumerate() {
+            let Some(this) = parts(item) else {
                 continue;
             };
-            if check.get("for_each_column").is_some() {
-                continue;
-            }
-            let (Some(function), Some(arguments)) = (check.get("function"), check.get("arguments"))
-            else {
+            let mut hasher = fast_hasher();
+            this.name.hash(&mut hasher);
+            fingerprint(this.column).hash(&mut hasher);
+            let candidates = first.entry(hasher.finish()).or_default();
+            let earlier = (!candidates.is_empty())
+                .then(|| {
+                    let column = canonical(this.column);
+                    candidates.iter().copied().find(|earlier| {
+                        parts(&items[*earlier])
+                            .is_some_and(|e| e.name == this.name && canonical(e.column) == column)
+                    })
+                })
+                .flatten();
+            let Some(earlier) = earlier else {
+                candidates.push(index);
                 continue;
             };
-            let (Some(name), Some(_)) = (function.as_str(), arguments.as_map()) else {
+            let Some(e) = parts(&items[earlier]) else {
                 continue;
             };
-            let Some(column) = arguments.get("column").or(arguments.get("columns")) else {
-                continue;
-            };
-            let key = format!("{name}|{}", canonical(column));
-            let args = canonical(arguments);
-            match first.get(&key) {
-                Some((earlier, earlier_args, at)) if *earlier_args != args => out.push(
+            let differs = fingerprint(e.arguments) != fingerprint(this.arguments)
+                || canonical(e.arguments) != canonical(this.arguments);
+            if differs {
+                out.push(
                     Diagnostic::at(
                         me,
                         file.id(),
-                        function.span.clone(),
+                        this.function.span.clone(),
                         format!(
-                            "check {} of this file also applies `{name}` to {} with other arguments: rows are judged by both",
+                            "check {} of this file also applies `{}` to {} with other arguments: rows are judged by both",
                             earlier + 1,
-                            shown_columns(column)
+                            this.name,
+                            shown_columns(this.column)
                         ),
                     )
                     .related(
-                        &dqlint_project::Origin::new(file.id(), at.clone()),
+                        &dqlint_project::Origin::new(file.id(), e.function.span.clone()),
                         "the earlier check on this column",
                     ),
-                ),
-                Some(_) => {}
-                None => {
-                    first.insert(key, (index, args, function.span.clone()));
-                }
+                );
             }
         }
     }
 }
 
 /// `col2`, or `col1, col2` for a list of columns, as DQX names them.
-fn shown_columns(column: &dqlint_dqx::Typed) -> String {
+fn shown_columns(column: &Typed) -> String {
     match (column.as_str(), column.as_list()) {
         (Some(c), _) => format!("`{c}`"),
         (None, Some(items)) => format!(
