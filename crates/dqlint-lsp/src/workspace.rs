@@ -381,6 +381,25 @@ impl Workspace {
         (edits, documents.versions_under(&project.root), jobs)
     }
 
+    /// What a blocking task that ran parse jobs computed, once its parses
+    /// are given back (none when it did not finish: a panic loses them).
+    fn settle<T>(
+        &self,
+        taken: &[PathBuf],
+        joined: Result<(Vec<(PathBuf, LiveYaml)>, T), tokio::task::JoinError>,
+    ) -> Result<T, tokio::task::JoinError> {
+        match joined {
+            Ok((parses, outcome)) => {
+                self.give_back(taken, parses);
+                Ok(outcome)
+            }
+            Err(e) => {
+                self.give_back(taken, Vec::new());
+                Err(e)
+            }
+        }
+    }
+
     /// Takes back the parses [`run_parse_jobs`] brought up to date; the
     /// jobs of `taken` that did not come back (a panic) are lost.
     fn give_back(&self, taken: &[PathBuf], parses: Vec<(PathBuf, LiveYaml)>) {
@@ -427,16 +446,7 @@ impl Workspace {
             (parses, outcome)
         })
         .await;
-        let outcome = match outcome {
-            Ok((parses, outcome)) => {
-                self.give_back(&taken, parses);
-                Ok(outcome)
-            }
-            Err(e) => {
-                self.give_back(&taken, Vec::new());
-                Err(e)
-            }
-        };
+        let outcome = self.settle(&taken, outcome);
         match outcome {
             Ok(Ok(Ok((model, findings)))) => {
                 let snapshot = Arc::new(Snapshot {
@@ -800,16 +810,7 @@ impl Workspace {
             (parses, outcome)
         })
         .await;
-        let outcome = match outcome {
-            Ok((parses, outcome)) => {
-                self.give_back(&taken, parses);
-                Ok(outcome)
-            }
-            Err(e) => {
-                self.give_back(&taken, Vec::new());
-                Err(e)
-            }
-        };
+        let outcome = self.settle(&taken, outcome);
         let relinted = match outcome {
             Ok(Ok(Some(Ok(relinted)))) => relinted,
             Ok(Ok(None)) => return true,

@@ -2,11 +2,13 @@
 //! up. Checked on every YAML/JSON file of the real LHP projects in the
 //! corpus and of the repository's fixtures, and on hand-picked edge cases.
 
+mod same_parse;
+
 use std::path::{Path, PathBuf};
 
 use dqlint_yaml::block_reader::read_document;
 use dqlint_yaml::tree::document_spans;
-use dqlint_yaml::{parse, parse_tree_sitter_only};
+use same_parse::assert_same_parse;
 
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -28,21 +30,7 @@ fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// Compares both paths on `text`; returns (documents, documents read fast).
 fn compare(name: &str, text: &str) -> (usize, usize) {
-    let fast = parse(text);
-    let reference = parse_tree_sitter_only(text);
-    assert_eq!(fast.documents.len(), reference.documents.len(), "{name}");
-    for (a, b) in fast.documents.iter().zip(&reference.documents) {
-        assert_eq!(a.span, b.span, "{name}");
-        assert_eq!(a.root, b.root, "{name}: document at {:?}", a.span);
-        assert_eq!(
-            a.duplicate_keys, b.duplicate_keys,
-            "{name}: document at {:?}",
-            a.span
-        );
-        assert_eq!(a.broken, b.broken, "{name}: document at {:?}", a.span);
-    }
-    assert_eq!(fast.errors, reference.errors, "{name}");
-    assert_eq!(fast.comments, reference.comments, "{name}");
+    assert_same_parse(name, text);
     let spans = document_spans(text);
     let read = spans
         .iter()

@@ -3,30 +3,18 @@
 //! conformance cases, on generated JSON in many layouts, and on
 //! hand-picked edge cases.
 
+mod same_parse;
+
 use std::path::{Path, PathBuf};
 
 use dqlint_yaml::json_reader::read_document;
 use dqlint_yaml::tree::document_spans;
-use dqlint_yaml::{parse, parse_tree_sitter_only};
+use same_parse::assert_same_parse;
 
 /// Compares both paths on `text`; returns whether the JSON reader read
 /// every document.
 fn compare(name: &str, text: &str) -> bool {
-    let fast = parse(text);
-    let reference = parse_tree_sitter_only(text);
-    assert_eq!(fast.documents.len(), reference.documents.len(), "{name}");
-    for (a, b) in fast.documents.iter().zip(&reference.documents) {
-        assert_eq!(a.span, b.span, "{name}");
-        assert_eq!(a.root, b.root, "{name}: document at {:?}", a.span);
-        assert_eq!(
-            a.duplicate_keys, b.duplicate_keys,
-            "{name}: document at {:?}",
-            a.span
-        );
-        assert_eq!(a.broken, b.broken, "{name}: document at {:?}", a.span);
-    }
-    assert_eq!(fast.errors, reference.errors, "{name}");
-    assert_eq!(fast.comments, reference.comments, "{name}");
+    assert_same_parse(name, text);
     document_spans(text)
         .into_iter()
         .all(|span| read_document(text, span).is_some())
