@@ -87,6 +87,21 @@ const DISK_ACCESS: &[&str] = &[
     "walkdir",
 ];
 
+/// The disk accesses in `code` (of `file`), outside comments, as
+/// `path:line: call`.
+fn disk_access(file: &Path, code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        if line.trim_start().starts_with("//") {
+            continue;
+        }
+        for call in DISK_ACCESS.iter().filter(|call| line.contains(*call)) {
+            found.push(format!("{}:{}: {call}", file.display(), n + 1));
+        }
+    }
+    found
+}
+
 #[test]
 fn no_rule_reads_the_disk() {
     let linter = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -108,14 +123,7 @@ fn no_rule_reads_the_disk() {
     let mut offenders = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
-        for (n, line) in text.lines().enumerate() {
-            if line.trim_start().starts_with("//") {
-                continue;
-            }
-            for call in DISK_ACCESS.iter().filter(|call| line.contains(*call)) {
-                offenders.push(format!("{}:{}: {call}", file.display(), n + 1));
-            }
-        }
+        offenders.extend(disk_access(&file, &text));
     }
     assert!(
         offenders.is_empty(),
@@ -148,14 +156,7 @@ fn the_language_server_reads_the_disk_only_through_files() {
         let text = std::fs::read_to_string(&file).unwrap();
         // Unit tests may look at the disk (the docs pages a link names).
         let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-        for (n, line) in code.lines().enumerate() {
-            if line.trim_start().starts_with("//") {
-                continue;
-            }
-            for call in DISK_ACCESS.iter().filter(|call| line.contains(*call)) {
-                offenders.push(format!("{}:{}: {call}", file.display(), n + 1));
-            }
-        }
+        offenders.extend(disk_access(&file, code));
     }
     assert!(
         offenders.is_empty(),

@@ -8,25 +8,7 @@ use std::path::{Path, PathBuf};
 
 use dqlint_yaml::block_reader::read_document;
 use dqlint_yaml::tree::document_spans;
-use same_parse::assert_same_parse;
-
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            yaml_files(&path, out);
-        } else if path
-            .extension()
-            .is_some_and(|x| x == "yaml" || x == "yml" || x == "json")
-        {
-            out.push(path);
-        }
-    }
-}
+use same_parse::{assert_same_parse, files_with_extensions};
 
 /// Compares both paths on `text`; returns (documents, documents read fast).
 fn compare(name: &str, text: &str) -> (usize, usize) {
@@ -41,7 +23,7 @@ fn compare(name: &str, text: &str) -> (usize, usize) {
 
 fn compare_tree(dir: &Path) -> (usize, usize, usize) {
     let mut files = Vec::new();
-    yaml_files(dir, &mut files);
+    files_with_extensions(dir, &["yaml", "yml", "json"], &mut files);
     let (mut docs, mut read) = (0, 0);
     for path in &files {
         let Ok(text) = std::fs::read_to_string(path) else {

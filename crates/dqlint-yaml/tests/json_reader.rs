@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use dqlint_yaml::json_reader::read_document;
 use dqlint_yaml::tree::document_spans;
-use same_parse::assert_same_parse;
+use same_parse::{assert_same_parse, files_with_extensions};
 
 /// Compares both paths on `text`; returns whether the JSON reader read
 /// every document.
@@ -20,25 +20,10 @@ fn compare(name: &str, text: &str) -> bool {
         .all(|span| read_document(text, span).is_some())
 }
 
-fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            json_files(&path, out);
-        } else if path.extension().is_some_and(|x| x == "json") {
-            out.push(path);
-        }
-    }
-}
-
 /// Compares every JSON file under `dir`: (files, files read fast).
 fn compare_tree(dir: &Path) -> (usize, usize) {
     let mut files = Vec::new();
-    json_files(dir, &mut files);
+    files_with_extensions(dir, &["json"], &mut files);
     let mut read = 0;
     for path in &files {
         let Ok(text) = std::fs::read_to_string(path) else {
