@@ -151,19 +151,7 @@ impl<'a> Ctx<'a> {
     /// The range of a function call: its name through the closing parenthesis
     /// and, for a window function, through the `OVER` clause.
     pub(super) fn call_range(&self, f: &Function) -> Option<Range<usize>> {
-        let idents: Vec<&sqlparser::ast::Ident> = f
-            .name
-            .0
-            .iter()
-            .filter_map(|p| match p {
-                ObjectNamePart::Identifier(i) => Some(i),
-                _ => None,
-            })
-            .collect();
-        let first = self.token_at_location(idents.first()?.span.start)?;
-        let last = self
-            .token_at_location(idents.last()?.span.start)
-            .unwrap_or(first);
+        let (first, last) = self.name_tokens(f)?;
         let mut end_tok = last;
         if let Some(n) = self.next_sig(end_tok) {
             if self.tokens[n].token == Token::LParen {
@@ -190,6 +178,12 @@ impl<'a> Ctx<'a> {
 
     /// The range of a function's name (all its parts).
     pub(super) fn name_range(&self, f: &Function) -> Option<Range<usize>> {
+        let (first, last) = self.name_tokens(f)?;
+        Some(self.ranges[first].start..self.ranges[last].end)
+    }
+
+    /// The tokens of a function name's first and last parts.
+    fn name_tokens(&self, f: &Function) -> Option<(usize, usize)> {
         let idents: Vec<&sqlparser::ast::Ident> = f
             .name
             .0
@@ -203,7 +197,7 @@ impl<'a> Ctx<'a> {
         let last = self
             .token_at_location(idents.last()?.span.start)
             .unwrap_or(first);
-        Some(self.ranges[first].start..self.ranges[last].end)
+        Some((first, last))
     }
 
     /// The range of a subquery: the parentheses around it.
