@@ -48,28 +48,29 @@ pub fn read_document(text: &str, span: Range<usize>) -> Option<ReadDocument> {
     let source = &text[span.clone()];
     // Control characters (a NUL ends tree-sitter's input, YAML forbids the
     // rest) and unusual line breaks are tree-sitter's business.
-    if source
-        .bytes()
-        .any(|b| (b < 0x20 && b != b'\n') || b == 0x7f)
-        || source.contains(['\u{85}', '\u{2028}', '\u{2029}', '\u{feff}'])
+    if has_control(source.as_bytes())
+        || (!source.is_ascii() && source.contains(['\u{85}', '\u{2028}', '\u{2029}', '\u{feff}']))
     {
         return None;
     }
-    let mut lines = Vec::with_capacity(source.bytes().filter(|b| *b == b'\n').count() + 1);
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', source.as_bytes()).count() + 1);
     let mut start = span.start;
-    for line in source.split_inclusive('\n') {
-        let body = line.strip_suffix('\n').unwrap_or(line);
-        let indent = body.len() - body.trim_start_matches(' ').len();
+    for end in memchr::memchr_iter(b'\n', source.as_bytes())
+        .map(|nl| span.start + nl)
+        .chain((!source.is_empty() && !source.ends_with('\n')).then_some(span.end))
+    {
+        let body = &text.as_bytes()[start..end];
+        let indent = body.iter().take_while(|b| **b == b' ').count();
         if indent > MAX_INDENT {
             return None;
         }
         lines.push(Line {
             start,
-            end: start + body.len(),
+            end,
             indent,
             blank: body.len() == indent,
         });
-        start += line.len();
+        start = end + 1;
     }
     // No line limit here: walking lines has none, unlike tree-sitter's
     // scanner (MAX_DOCUMENT_LINES), so a long plain document is read.
@@ -87,6 +88,17 @@ pub fn read_document(text: &str, span: Range<usize>) -> Option<ReadDocument> {
         root,
         duplicate_keys: reader.duplicate_keys,
         comments: reader.comments,
+    })
+}
+
+/// Whether `bytes` hold a control character other than `\n` (or DEL).
+/// Branch-free over blocks of bytes, so that the compiler can vectorise the
+/// scan of every document.
+fn has_control(bytes: &[u8]) -> bool {
+    bytes.chunks(64).any(|block| {
+        block.iter().fold(false, |found, &b| {
+            found | ((b < 0x20) & (b != b'\n')) | (b == 0x7f)
+        })
     })
 }
 
@@ -222,7 +234,7 @@ impl<'a> Reader<'a> {
         let base = self.pairs.len();
         loop {
             let line_end = self.lines[i].end;
-            let (key, colon) = self.key(key_start, line_end)?;
+            let (key, colon) = self.key(i, key_start, line_end)?;
             if key.as_str() == Some("<<") {
                 return None;
             }
@@ -281,14 +293,14 @@ impl<'a> Reader<'a> {
     }
 
     /// A plain key at `from`: the key node and the byte offset of its `:`.
-    fn key(&self, from: usize, line_end: usize) -> Option<(Node, usize)> {
+    fn key(&self, i: usize, from: usize, line_end: usize) -> Option<(Node, usize)> {
         let bytes = self.text.as_bytes();
         if from >= line_end || starts_special(bytes[from]) {
             return None;
         }
         let colon = key_colon(&self.text[from..line_end])? + from;
         let raw_end = from + self.text[from..colon].trim_end_matches(' ').len();
-        let node = self.scalar(from..raw_end, ScalarStyle::Plain);
+        let node = self.scalar(i, from..raw_end, ScalarStyle::Plain);
         Some((node, colon))
     }
 
@@ -345,9 +357,9 @@ impl<'a> Reader<'a> {
                     ScalarStyle::SingleQuoted
                 };
                 self.trailing_comment(end, line_end)?;
-                self.scalar(start..end, style)
+                self.scalar(i, start..end, style)
             }
-            b'[' => self.flow_sequence(start, line_end)?,
+            b'[' => self.flow_sequence(i, start, line_end)?,
             b'-' if self
                 .text
                 .as_bytes()
@@ -355,10 +367,10 @@ impl<'a> Reader<'a> {
                 .is_some_and(|c| !matches!(c, b' ' | b'\n'))
                 && start + 1 < line_end =>
             {
-                self.plain_value(start, line_end)?
+                self.plain_value(i, start, line_end)?
             }
             c if starts_special(c) => return None,
-            _ => self.plain_value(start, line_end)?,
+            _ => self.plain_value(i, start, line_end)?,
         };
         // A scalar on the line: the next line must not continue it.
         if let Some(n) = self.next_content() {
@@ -370,7 +382,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A plain scalar from `start` to the end of the line (or a comment).
-    fn plain_value(&mut self, start: usize, line_end: usize) -> Option<Node> {
+    fn plain_value(&mut self, i: usize, start: usize, line_end: usize) -> Option<Node> {
         let end = start + plain_end(&self.text[start..line_end]);
         let raw = &self.text[start..end];
         if raw.contains(": ") || raw.ends_with(':') {
@@ -379,7 +391,7 @@ impl<'a> Reader<'a> {
         if end < line_end {
             self.trailing_comment(end, line_end)?;
         }
-        Some(self.scalar(start..end, ScalarStyle::Plain))
+        Some(self.scalar(i, start..end, ScalarStyle::Plain))
     }
 
     /// After a scalar ending at `end`: nothing, or spaces and a comment.
@@ -491,11 +503,11 @@ impl<'a> Reader<'a> {
         } else {
             ScalarStyle::Folded
         };
-        Some(self.scalar(header..end, style))
+        Some(self.scalar(i, header..end, style))
     }
 
     /// `[a, "b", c]` on one line.
-    fn flow_sequence(&mut self, open: usize, line_end: usize) -> Option<Node> {
+    fn flow_sequence(&mut self, i: usize, open: usize, line_end: usize) -> Option<Node> {
         let bytes = self.text.as_bytes();
         let mut items = Vec::new();
         let mut at = open + 1;
@@ -532,7 +544,7 @@ impl<'a> Reader<'a> {
                     (at + raw.len(), ScalarStyle::Plain)
                 }
             };
-            items.push(self.scalar(at..item_end, style));
+            items.push(self.scalar(i, at..item_end, style));
             at = item_end;
             while at < line_end && bytes[at] == b' ' {
                 at += 1;
@@ -553,15 +565,11 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// A scalar node, decoded as the tree-sitter path decodes it.
-    fn scalar(&self, raw: Range<usize>, style: ScalarStyle) -> Node {
+    /// A scalar node starting on line `i`, decoded as the tree-sitter path
+    /// decodes it.
+    fn scalar(&self, i: usize, raw: Range<usize>, style: ScalarStyle) -> Node {
         let text = &self.text[raw.clone()];
-        let line_start = self.text[..raw.start]
-            .rfind('\n')
-            .map(|i| i + 1)
-            .unwrap_or(0);
-        let line = &self.text[line_start..raw.start];
-        let parent_indent = (line.len() - line.trim_start_matches(' ').len()) as u32;
+        let parent_indent = self.lines[i].indent as u32;
         let kind = if style == ScalarStyle::Plain {
             plain_kind(text)
         } else {

@@ -1,6 +1,8 @@
 //! Byte offsets to human positions: 1-based lines, columns in Unicode scalar
 //! values (CLI) or UTF-16 code units (LSP).
 
+use memchr::memchr_iter;
+
 /// Start offsets of every line of a text.
 #[derive(Clone, Debug, Default)]
 pub struct LineIndex {
@@ -111,7 +113,7 @@ pub fn point_at(text: &str, offset: usize) -> tree_sitter::Point {
 
 /// tree-sitter's position just after `bytes`, which start at `from`.
 pub fn point_after(from: tree_sitter::Point, bytes: &[u8]) -> tree_sitter::Point {
-    match bytes.iter().rposition(|b| *b == b'\n') {
+    match memchr::memrchr(b'\n', bytes) {
         Some(last) => tree_sitter::Point {
             row: from.row + memchr_iter(b'\n', bytes).count(),
             column: bytes.len() - last - 1,
@@ -128,14 +130,6 @@ pub fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
         offset -= 1;
     }
     offset
-}
-
-fn memchr_iter(needle: u8, haystack: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    haystack
-        .iter()
-        .enumerate()
-        .filter(move |(_, b)| **b == needle)
-        .map(|(i, _)| i)
 }
 
 #[cfg(test)]

@@ -88,18 +88,20 @@ pub fn decode_value(raw: &str, style: ScalarStyle, parent_indent: usize) -> Stri
 /// no escape, no doubled quote): most scalars of a real project. `None`
 /// sends the scalar through the decoder; tests check both agree.
 fn verbatim(raw: &str, style: ScalarStyle) -> Option<&str> {
-    if raw.contains(['\n', '\r']) {
+    if memchr::memchr2(b'\n', b'\r', raw.as_bytes()).is_some() {
         return None;
     }
     match style {
-        ScalarStyle::Plain => Some(raw.trim_matches([' ', '\t'])),
+        ScalarStyle::Plain => Some(raw.trim_matches(|c| c == ' ' || c == '\t')),
         ScalarStyle::SingleQuoted => {
             let inner = raw.strip_prefix('\'')?.strip_suffix('\'')?;
             (!inner.contains('\'')).then_some(inner)
         }
         ScalarStyle::DoubleQuoted => {
             let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-            (!inner.contains(['"', '\\'])).then_some(inner)
+            memchr::memchr2(b'"', b'\\', inner.as_bytes())
+                .is_none()
+                .then_some(inner)
         }
         ScalarStyle::Literal | ScalarStyle::Folded => None,
     }

@@ -16,14 +16,27 @@ pub(crate) fn too_deep(source: &str) -> Option<String> {
         line.len() > MAX_INDENT
             && line.len() - line.trim_start_matches([' ', '-']).len() > MAX_INDENT
     };
-    if source.lines().any(indented_too_deep) {
+    let mut line_start = 0;
+    let long_line_too_deep = memchr::memchr_iter(b'\n', source.as_bytes())
+        .chain(std::iter::once(source.len()))
+        .any(|end| {
+            let line = &source[line_start..end];
+            line_start = end + 1;
+            // As `str::lines`: `\r` goes with the `\n` after it.
+            let line = match line.strip_suffix('\r') {
+                Some(body) if end < source.len() => body,
+                _ => line,
+            };
+            indented_too_deep(line)
+        });
+    if long_line_too_deep {
         return Some(format!(
             "this YAML document is indented more than {MAX_INDENT} columns deep; it was not linted"
         ));
     }
     // Each bracket opens at most one level: with few of them (every real
     // document), the nesting cannot be too deep.
-    let opening = source.bytes().filter(|b| matches!(b, b'[' | b'{')).count();
+    let opening = memchr::memchr2_iter(b'[', b'{', source.as_bytes()).count();
     if opening <= MAX_NESTING {
         return None;
     }

@@ -153,20 +153,15 @@ impl DocumentReader {
 pub fn document_spans(text: &str) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
     let mut cuts = vec![0];
-    let mut line_start = 0;
-    while line_start < bytes.len() {
-        let rest = &bytes[line_start..];
-        if rest.starts_with(b"---")
-            && rest
-                .get(3)
-                .is_none_or(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-            && line_start != 0
+    // Only a line break followed by `---` can start a document: the search
+    // runs for the marker, not line by line.
+    for marker in memchr::memmem::find_iter(bytes, b"\n---") {
+        let line_start = marker + 1;
+        if bytes
+            .get(line_start + 3)
+            .is_none_or(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
         {
             cuts.push(line_start);
-        }
-        match rest.iter().position(|b| *b == b'\n') {
-            Some(nl) => line_start += nl + 1,
-            None => break,
         }
     }
     cuts.push(text.len());
