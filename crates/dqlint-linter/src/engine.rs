@@ -31,6 +31,9 @@ pub struct Context<'a> {
     /// the thirty-odd DQ8xx rules (`rules::dqx::checks_files`).
     pub(crate) dqx_checks: std::sync::OnceLock<Vec<crate::rules::dqx::ChecksFile<'a>>>,
     pub(crate) dqx_run_configs: std::sync::OnceLock<Vec<crate::rules::dqx::RunConfigSource<'a>>>,
+    /// The strings of each flowgroup that can hold a token, for the token
+    /// rules (`tokens::braced_strings`).
+    pub(crate) braced_strings: std::sync::OnceLock<Vec<Vec<crate::tokens::BracedString<'a>>>>,
     /// The data_quality actions, found once: a dozen rules walk them, some
     /// once per environment, and finding them means reading every action.
     dq_actions: Vec<(&'a Flowgroup, &'a Action)>,
@@ -128,6 +131,7 @@ impl<'a> Context<'a> {
             pipeline_sources: Default::default(),
             team_policy: Default::default(),
             policy_datasets: Default::default(),
+            braced_strings: Default::default(),
             quarantine_patterns: Default::default(),
             rule_registry: Default::default(),
         }
@@ -224,6 +228,7 @@ pub fn lint_configured(
     // a rule building it would hold the other threads waiting.
     crate::rules::dqx::checks_files(&ctx);
     crate::rules::pipeline::prepare(&ctx, &selected);
+    crate::rules::tokens::prepare(&ctx, &selected);
     let per_rule: Vec<Vec<Diagnostic>> = selected
         .par_iter()
         .map(|rule| {

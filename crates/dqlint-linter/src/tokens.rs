@@ -1,12 +1,42 @@
-//! Walking the token-bearing strings of flowgroups (DQ601, DQ603).
+//! Walking the token-bearing strings of flowgroups (DQ601, DQ603, DQ605).
 
 use dqlint_project::{substitution::scan_tokens, Flowgroup, Origin, Project, TokenRef, Value};
+use rayon::prelude::*;
 
+use crate::engine::Context;
 use crate::text::find_in_origin;
 
-/// Every string LHP substitutes in a flowgroup: its actions and top-level
-/// values (template parameters and variables are consumed before).
-pub fn flowgroup_strings(fg: &Flowgroup) -> Vec<&Value> {
+/// A string LHP substitutes that holds a `{`, with its tokens.
+pub struct BracedString<'a> {
+    pub value: &'a Value,
+    pub tokens: Vec<StrToken<'a>>,
+}
+
+/// For each flowgroup of the project, in order, the strings LHP
+/// substitutes in it (its actions and top-level values: template parameters
+/// and variables are consumed before) that can hold a token or a local
+/// variable, i.e. that contain a `{`, with their tokens. Found once per run,
+/// in parallel, for the three rules that read them: each walked and scanned
+/// every string of every flowgroup on its own.
+pub fn braced_strings<'c, 'a>(ctx: &'c Context<'a>) -> &'c [Vec<BracedString<'a>>] {
+    ctx.braced_strings.get_or_init(|| {
+        ctx.project
+            .flowgroups
+            .par_iter()
+            .map(|fg| {
+                braced_strings_of(fg)
+                    .into_iter()
+                    .map(|value| BracedString {
+                        value,
+                        tokens: str_tokens(value),
+                    })
+                    .collect()
+            })
+            .collect()
+    })
+}
+
+fn braced_strings_of(fg: &Flowgroup) -> Vec<&Value> {
     let mut out: Vec<&Value> = Vec::new();
     let mut roots: Vec<&Value> = Vec::new();
     if let Some(entries) = fg.doc.as_map() {
@@ -20,7 +50,11 @@ pub fn flowgroup_strings(fg: &Flowgroup) -> Vec<&Value> {
     }
     roots.extend(fg.actions.iter().map(|a| &a.value));
     for root in roots {
-        root.for_each_str(&mut |_, value| out.push(value));
+        root.for_each_str(&mut |text, value| {
+            if memchr::memchr(b'{', text.as_bytes()).is_some() {
+                out.push(value);
+            }
+        });
     }
     out
 }

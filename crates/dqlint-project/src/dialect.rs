@@ -369,7 +369,7 @@ pub fn discover(start: &Path) -> Workspace {
     ];
     let mut files = Vec::new();
     let walker = walkdir::WalkDir::new(&root)
-        .sort_by_file_name()
+        .sort_by(crate::files::by_file_name)
         .into_iter()
         .filter_entry(|e| {
             let name = e.file_name().to_string_lossy();

@@ -128,7 +128,7 @@ pub struct Listing {
 impl Listing {
     pub fn walk(root: &Path) -> Listing {
         let files: Vec<PathBuf> = walkdir::WalkDir::new(root)
-            .sort_by_file_name()
+            .sort_by(by_file_name)
             .into_iter()
             .filter_entry(|e| {
                 e.depth() == 0
@@ -402,10 +402,83 @@ pub(crate) fn file_from_text(
     }
 }
 
+/// Directory entries by file name, as walkdir's `sort_by_file_name` orders
+/// them, without parsing each path's components at every comparison (the
+/// name of an entry the walk joined is what follows its last separator).
+pub(crate) fn by_file_name(a: &walkdir::DirEntry, b: &walkdir::DirEntry) -> std::cmp::Ordering {
+    fn name(entry: &walkdir::DirEntry) -> &[u8] {
+        let path = entry.path().as_os_str().as_encoded_bytes();
+        match path
+            .iter()
+            .rposition(|b| std::path::is_separator(*b as char))
+        {
+            Some(separator) if separator + 1 < path.len() => &path[separator + 1..],
+            _ => entry.file_name().as_encoded_bytes(),
+        }
+    }
+    name(a).cmp(name(b))
+}
+
 pub fn relative_path(root: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);
+    // A plain relative path is already what joining its components says.
+    if let Some(text) = rel.to_str() {
+        if std::path::MAIN_SEPARATOR == '/' && text.split('/').all(|c| !c.is_empty() && c != ".") {
+            return text.to_string();
+        }
+    }
     rel.components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_sort_by_file_name_as_walkdir_sorts_them() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["b", "a.txt", "a-b", "A", "é", "a0", "ab", "a_b"] {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        std::fs::create_dir(dir.path().join("a")).unwrap();
+        std::fs::write(dir.path().join("a").join("x"), "").unwrap();
+        let walk = |ours: bool| -> Vec<PathBuf> {
+            let walker = walkdir::WalkDir::new(dir.path());
+            let walker = if ours {
+                walker.sort_by(by_file_name)
+            } else {
+                walker.sort_by_file_name()
+            };
+            walker.into_iter().map(|e| e.unwrap().into_path()).collect()
+        };
+        assert_eq!(walk(true), walk(false));
+    }
+
+    #[test]
+    fn relative_paths_join_components_with_slashes() {
+        let root = Path::new("/p");
+        for path in [
+            "/p/pipelines/a.yaml",
+            "/p/./pipelines//a.yaml",
+            "/p/pipelines/",
+            "/p",
+            "/q/a.yaml",
+            "/p/../x.yaml",
+            "/p/a b/é.yaml",
+        ] {
+            let path = Path::new(path);
+            let joined = path
+                .strip_prefix(root)
+                .unwrap_or(path)
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/");
+            assert_eq!(relative_path(root, path), joined, "{path:?}");
+        }
+        assert_eq!(relative_path(root, Path::new("/p/x/a.yaml")), "x/a.yaml");
+    }
 }

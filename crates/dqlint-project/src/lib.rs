@@ -603,7 +603,7 @@ impl Loader<'_> {
         }
         for entry in walkdir::WalkDir::new(dir)
             .follow_links(true)
-            .sort_by_file_name()
+            .sort_by(files::by_file_name)
         {
             match entry {
                 Ok(e) if e.file_type().is_file() => {

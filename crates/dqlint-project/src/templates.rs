@@ -8,6 +8,7 @@ use dqlint_yaml::NodeKind;
 
 use crate::flowgroup::{Problem, ProblemKind};
 use crate::value::{deep_merge, FileId, Origin, Value, ValueKind, Via};
+use crate::vocabulary::tokens::find_pair;
 
 #[derive(Clone, Debug)]
 pub struct Template {
@@ -120,7 +121,7 @@ impl Template {
 /// does (`"[]"` becomes a list, `"true"` a boolean, ...).
 fn render_value(value: &mut Value, params: &HashMap<String, Value>) {
     match &mut value.kind {
-        ValueKind::Str(s) if s.contains("{{") => {
+        ValueKind::Str(s) if find_pair(s, 0, *b"{{").is_some() => {
             let rendered = render(s, params);
             let origin = token_origin(s, params).unwrap_or_else(|| value.origin.clone());
             *value = retype(rendered, origin);
@@ -143,10 +144,10 @@ fn token_origin(text: &str, params: &HashMap<String, Value>) -> Option<Origin> {
     let mut literal = String::new();
     let mut names = Vec::new();
     let mut rest = text;
-    while let Some(open) = rest.find("{{") {
+    while let Some(open) = find_pair(rest, 0, *b"{{") {
         literal.push_str(&rest[..open]);
         let after = &rest[open + 2..];
-        let close = after.find("}}")?;
+        let close = find_pair(after, 0, *b"}}")?;
         let name = after[..close].split('|').next().unwrap_or_default().trim();
         names.push(name);
         rest = &after[close + 2..];
@@ -168,10 +169,10 @@ fn token_origin(text: &str, params: &HashMap<String, Value>) -> Option<Origin> {
 pub fn render(text: &str, params: &HashMap<String, Value>) -> String {
     let mut out = String::new();
     let mut rest = text;
-    while let Some(open) = rest.find("{{") {
+    while let Some(open) = find_pair(rest, 0, *b"{{") {
         out.push_str(&rest[..open]);
         let after = &rest[open + 2..];
-        let Some(close) = after.find("}}") else {
+        let Some(close) = find_pair(after, 0, *b"}}") else {
             out.push_str(&rest[open..]);
             return out;
         };

@@ -46,12 +46,12 @@ pub fn scan_tokens(text: &str) -> Vec<TokenRef> {
     let mut found = Vec::new();
     let mut i = 0;
     // `i` only ever stops after an ASCII byte, so it is a char boundary.
-    while let Some(at) = text[i..].find('{') {
+    while let Some(at) = memchr::memchr(b'{', &bytes[i..]) {
         i += at;
         let dollar = i > 0 && bytes[i - 1] == b'$';
         let percent = i > 0 && bytes[i - 1] == b'%';
         let doubled = bytes.get(i + 1) == Some(&b'{') || (i > 0 && bytes[i - 1] == b'{');
-        let Some(close) = text[i + 1..].find('}').map(|c| i + 1 + c) else {
+        let Some(close) = memchr::memchr(b'}', &bytes[i + 1..]).map(|c| i + 1 + c) else {
             break;
         };
         let inner = &text[i + 1..close];
@@ -95,9 +95,8 @@ pub fn scan_tokens(text: &str) -> Vec<TokenRef> {
 pub fn scan_variables(text: &str) -> Vec<(String, Range<usize>)> {
     let mut found = Vec::new();
     let mut rest = 0;
-    while let Some(at) = text[rest..].find("%{") {
-        let start = rest + at;
-        let Some(close) = text[start + 2..].find('}') else {
+    while let Some(start) = find_pair(text, rest, *b"%{") {
+        let Some(close) = memchr::memchr(b'}', &text.as_bytes()[start + 2..]) else {
             break;
         };
         let name = &text[start + 2..start + 2 + close];
@@ -107,6 +106,23 @@ pub fn scan_variables(text: &str) -> Vec<(String, Range<usize>)> {
         rest = start + 2;
     }
     found
+}
+
+/// Where the two ASCII bytes `pair` next occur in `text` from byte `from`
+/// on: a byte search for the first, then a look at the one after it. (A
+/// `str::find` with a two-character pattern sets up a substring searcher
+/// at every call: ten times the cost on the short strings of a project.)
+pub fn find_pair(text: &str, from: usize, pair: [u8; 2]) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut at = from;
+    while let Some(found) = memchr::memchr(pair[0], bytes.get(at..)?) {
+        let first = at + found;
+        if bytes.get(first + 1) == Some(&pair[1]) {
+            return Some(first);
+        }
+        at = first + 1;
+    }
+    None
 }
 
 /// A token or variable name: one or more ASCII letters, digits or `_`.
@@ -133,6 +149,25 @@ mod tests {
         );
         assert_eq!(tokens[0].range, 0..4);
         assert_eq!(tokens[1].range, 5..8);
+    }
+
+    #[test]
+    fn pairs_are_found_where_str_find_finds_them() {
+        for (text, from) in [
+            ("a%{b%{c", 0),
+            ("a%{b%{c", 2),
+            ("%%{", 0),
+            ("%", 0),
+            ("é%{", 0),
+            ("x", 1),
+        ] {
+            let expected = text[from..].find("%{").map(|i| from + i);
+            assert_eq!(
+                find_pair(text, from, *b"%{"),
+                expected,
+                "{text:?} from {from}"
+            );
+        }
     }
 
     #[test]

@@ -65,7 +65,7 @@ use dqlint_project::TokenSyntax;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::tokens::{flowgroup_strings, str_tokens};
+use crate::tokens::braced_strings;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ601");
@@ -83,9 +83,9 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     // The same few token names recur in every flowgroup: whether each
     // resolves in each environment is decided once.
     let mut unresolved_in: HashMap<String, Vec<usize>> = HashMap::new();
-    for fg in &ctx.project.flowgroups {
-        for value in flowgroup_strings(fg) {
-            for found in str_tokens(value) {
+    for strings in braced_strings(ctx) {
+        for string in strings {
+            for found in &string.tokens {
                 let token = &found.token;
                 if token.syntax == TokenSyntax::Secret {
                     continue;

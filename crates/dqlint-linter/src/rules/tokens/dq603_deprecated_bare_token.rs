@@ -79,14 +79,14 @@ use dqlint_project::TokenSyntax;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::tokens::{flowgroup_strings, str_tokens};
+use crate::tokens::braced_strings;
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ603");
     let envs: Vec<_> = ctx.envs.iter().filter(|e| e.file.is_some()).collect();
-    for fg in &ctx.project.flowgroups {
-        for value in flowgroup_strings(fg) {
-            for found in str_tokens(value) {
+    for strings in braced_strings(ctx) {
+        for string in strings {
+            for found in &string.tokens {
                 let token = &found.token;
                 if token.syntax != TokenSyntax::Bare
                     || !envs.iter().any(|e| e.has_token(&token.name))

@@ -71,11 +71,11 @@ use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
 use crate::text::find_in_origin;
-use crate::tokens::flowgroup_strings;
+use crate::tokens::{braced_strings, BracedString};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ605");
-    for fg in &ctx.project.flowgroups {
+    for (fg, strings) in ctx.project.flowgroups.iter().zip(braced_strings(ctx)) {
         let has_block = fg.doc.get("variables").is_some();
         // A stamped blueprint spec: the expansion knows which `%{}` it left.
         let from_blueprint = matches!(fg.doc.origin.via.as_deref(), Some(Via::Blueprint { .. }));
@@ -91,7 +91,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
             }
             continue;
         }
-        for value in flowgroup_strings(fg) {
+        for &BracedString { value, .. } in strings {
             let Some(text) = value.as_str() else { continue };
             for (name, range) in scan_variables(text) {
                 let at = find_in_origin(ctx.project, &value.origin, &text[range], 0);
