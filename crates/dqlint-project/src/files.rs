@@ -408,10 +408,11 @@ pub(crate) fn file_from_text(
 pub(crate) fn by_file_name(a: &walkdir::DirEntry, b: &walkdir::DirEntry) -> std::cmp::Ordering {
     fn name(entry: &walkdir::DirEntry) -> &[u8] {
         let path = entry.path().as_os_str().as_encoded_bytes();
-        match path
-            .iter()
-            .rposition(|b| std::path::is_separator(*b as char))
-        {
+        #[cfg(not(windows))]
+        let separator = memchr::memrchr(b'/', path);
+        #[cfg(windows)]
+        let separator = memchr::memrchr2(b'/', b'\\', path);
+        match separator {
             Some(separator) if separator + 1 < path.len() => &path[separator + 1..],
             _ => entry.file_name().as_encoded_bytes(),
         }

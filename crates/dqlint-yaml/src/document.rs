@@ -150,7 +150,16 @@ impl Node {
 
 /// YAML 1.1 resolution of plain scalars, as PyYAML's safe loader does it.
 pub fn plain_kind(raw: &str) -> ScalarKind {
-    let text = raw.trim();
+    // Readers hand over scalars without surrounding blanks: `trim` (which
+    // decodes Unicode white space at both ends) only when an end is not a
+    // printable ASCII character.
+    let printable = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_graphic());
+    let bytes = raw.as_bytes();
+    let text = if printable(bytes.first()) && printable(bytes.last()) {
+        raw
+    } else {
+        raw.trim()
+    };
     match text {
         "" | "~" | "null" | "Null" | "NULL" => return ScalarKind::Null,
         "true" | "True" | "TRUE" | "false" | "False" | "FALSE" | "yes" | "Yes" | "YES" | "no"
