@@ -575,15 +575,53 @@ pub(crate) fn flowgroups_of(
     library: &flowgroup::Library,
     blueprints_by_name: &HashMap<String, Blueprint>,
 ) -> Vec<Flowgroup> {
-    let id = file.id;
-    let mut doc_problems = Vec::new();
-    let docs: Vec<Value> = file
+    let roots: Vec<Value> = file
         .yaml
         .iter()
         .flat_map(|y| y.documents.iter())
         .filter_map(|d| d.root.as_ref())
         .filter(|n| !n.is_null())
-        .map(|n| Value::from_node(n, id))
+        .map(|n| Value::from_node(n, file.id))
+        .collect();
+    flowgroups_from(file, roots, library, blueprints_by_name)
+}
+
+/// [`flowgroups_of`], moving the file's document trees into the model
+/// instead of copying them. Once a flowgroup file's flowgroups are built,
+/// its trees are not read again (the model holds every value with its
+/// origin): moving them keeps peak memory to one copy of a big project,
+/// and copying every scalar cost a tenth of a cold run. Spans, errors,
+/// comments and duplicate keys stay.
+pub(crate) fn flowgroups_taking_trees(
+    file: &mut SourceFile,
+    library: &flowgroup::Library,
+    blueprints_by_name: &HashMap<String, Blueprint>,
+) -> Vec<Flowgroup> {
+    let mut roots = Vec::new();
+    if let Some(yaml) = &mut file.yaml {
+        // Unshared right after the load made it: no copy.
+        for document in &mut std::sync::Arc::make_mut(yaml).documents {
+            if let Some(root) = document.root.take().filter(|n| !n.is_null()) {
+                roots.push(Value::from_owned_node(root, file.id));
+            }
+        }
+    }
+    flowgroups_from(file, roots, library, blueprints_by_name)
+}
+
+/// The flowgroups of a flowgroup file whose non-null documents are
+/// `roots`, in order.
+fn flowgroups_from(
+    file: &SourceFile,
+    roots: Vec<Value>,
+    library: &flowgroup::Library,
+    blueprints_by_name: &HashMap<String, Blueprint>,
+) -> Vec<Flowgroup> {
+    let id = file.id;
+    let mut doc_problems = Vec::new();
+    let blueprint_instance = roots.iter().any(|v| v.get("use_blueprint").is_some());
+    let docs: Vec<Value> = roots
+        .into_iter()
         .enumerate()
         .flat_map(|(index, v)| {
             if v.get("use_blueprint").is_some() && index > 0 {
@@ -609,11 +647,6 @@ pub(crate) fn flowgroups_of(
         .collect();
     let readable =
         file.read_error.is_none() && file.yaml.as_ref().is_some_and(|y| y.errors.is_empty());
-    let blueprint_instance = file.yaml.iter().flat_map(|y| y.documents.iter()).any(|d| {
-        d.root
-            .as_ref()
-            .is_some_and(|n| n.get("use_blueprint").is_some())
-    });
     if docs.is_empty() && doc_problems.is_empty() && readable && !blueprint_instance {
         doc_problems.push(Problem {
             kind: ProblemKind::Structure,

@@ -380,9 +380,7 @@ impl Project {
             .par_iter_mut()
             .flat_map_iter(|file| {
                 load_if_pending(file, root_ref, overlay);
-                let out = incremental::flowgroups_of(file, &library, &blueprints);
-                release_trees(file);
-                out
+                incremental::flowgroups_taking_trees(file, &library, &blueprints)
             })
             .collect();
 
@@ -890,19 +888,6 @@ fn load_if_pending(file: &mut SourceFile, root: &Path, overlay: &Overlay) {
             file.kind,
             overlay,
         );
-    }
-}
-
-/// Once a flowgroup file's flowgroups are built, its YAML trees are not
-/// read again (the model holds every value with its origin); releasing them
-/// right away keeps peak memory to one copy of a big project. Spans, errors,
-/// comments and duplicate keys stay.
-fn release_trees(file: &mut SourceFile) {
-    if let Some(yaml) = &mut file.yaml {
-        // Unshared right after the load made it: no copy.
-        for document in &mut std::sync::Arc::make_mut(yaml).documents {
-            document.root = None;
-        }
     }
 }
 

@@ -129,6 +129,49 @@ impl Value {
         Value { kind, origin }
     }
 
+    /// [`Value::from_node`], taking the tree's strings instead of copying
+    /// them.
+    pub fn from_owned_node(node: Node, file: FileId) -> Value {
+        let origin = Origin {
+            file,
+            span: node.span,
+            via: None,
+        };
+        let kind = match node.kind {
+            NodeKind::Null => ValueKind::Null,
+            NodeKind::Scalar(s) => match s.kind {
+                ScalarKind::Null => ValueKind::Null,
+                ScalarKind::Bool => ValueKind::Bool(matches!(
+                    s.value.trim().to_ascii_lowercase().as_str(),
+                    "true" | "yes" | "on"
+                )),
+                ScalarKind::Int | ScalarKind::Float => ValueKind::Number(s.value),
+                ScalarKind::Str => ValueKind::Str(s.value),
+            },
+            NodeKind::Sequence(items) => ValueKind::Seq(
+                items
+                    .into_iter()
+                    .map(|n| Value::from_owned_node(n, file))
+                    .collect(),
+            ),
+            NodeKind::Mapping(pairs) => ValueKind::Map(
+                pairs
+                    .into_iter()
+                    .map(|p| Entry {
+                        key_origin: Origin {
+                            file,
+                            span: p.key.span.clone(),
+                            via: None,
+                        },
+                        key: owned_key_text(p.key),
+                        value: Value::from_owned_node(p.value, file),
+                    })
+                    .collect(),
+            ),
+        };
+        Value { kind, origin }
+    }
+
     pub fn as_str(&self) -> Option<&str> {
         match &self.kind {
             ValueKind::Str(s) | ValueKind::Number(s) => Some(s),
@@ -266,6 +309,14 @@ impl Value {
             ValueKind::Seq(items) => items.iter_mut().for_each(|v| v.set_via(via)),
             _ => {}
         }
+    }
+}
+
+fn owned_key_text(key: Node) -> String {
+    match key.kind {
+        NodeKind::Scalar(s) => s.value,
+        NodeKind::Null => String::new(),
+        _ => "<complex key>".to_string(),
     }
 }
 
