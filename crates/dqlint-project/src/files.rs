@@ -421,8 +421,19 @@ pub(crate) fn by_file_name(a: &walkdir::DirEntry, b: &walkdir::DirEntry) -> std:
 }
 
 pub fn relative_path(root: &Path, path: &Path) -> String {
+    // A path the walk joined below the root, in plain form, is already what
+    // joining its relative components says (`strip_prefix` and
+    // `components` parse both paths).
+    let plain_rel = path
+        .to_str()
+        .zip(root.to_str())
+        .and_then(|(path, root)| path.strip_prefix(root)?.strip_prefix('/'));
+    if let Some(text) = plain_rel {
+        if std::path::MAIN_SEPARATOR == '/' && text.split('/').all(|c| !c.is_empty() && c != ".") {
+            return text.to_string();
+        }
+    }
     let rel = path.strip_prefix(root).unwrap_or(path);
-    // A plain relative path is already what joining its components says.
     if let Some(text) = rel.to_str() {
         if std::path::MAIN_SEPARATOR == '/' && text.split('/').all(|c| !c.is_empty() && c != ".") {
             return text.to_string();
@@ -460,26 +471,36 @@ mod tests {
 
     #[test]
     fn relative_paths_join_components_with_slashes() {
-        let root = Path::new("/p");
-        for path in [
-            "/p/pipelines/a.yaml",
-            "/p/./pipelines//a.yaml",
-            "/p/pipelines/",
-            "/p",
-            "/q/a.yaml",
-            "/p/../x.yaml",
-            "/p/a b/é.yaml",
-        ] {
-            let path = Path::new(path);
-            let joined = path
-                .strip_prefix(root)
-                .unwrap_or(path)
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join("/");
-            assert_eq!(relative_path(root, path), joined, "{path:?}");
+        for root in ["/p", "/p/", "/p/.", ".", "/"] {
+            let root = Path::new(root);
+            for path in [
+                "/p/pipelines/a.yaml",
+                "/p/./pipelines//a.yaml",
+                "/p/pipelines/",
+                "/p",
+                "/q/a.yaml",
+                "/p/../x.yaml",
+                "/p/a b/é.yaml",
+                "/p/./x/a.yaml",
+                "/px/a.yaml",
+                "./x/a.yaml",
+                "x/a.yaml",
+                "/p//a.yaml",
+            ] {
+                let path = Path::new(path);
+                let joined = path
+                    .strip_prefix(root)
+                    .unwrap_or(path)
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                assert_eq!(relative_path(root, path), joined, "{root:?} {path:?}");
+            }
         }
-        assert_eq!(relative_path(root, Path::new("/p/x/a.yaml")), "x/a.yaml");
+        assert_eq!(
+            relative_path(Path::new("/p"), Path::new("/p/x/a.yaml")),
+            "x/a.yaml"
+        );
     }
 }

@@ -660,11 +660,10 @@ impl Loader<'_> {
             self.files.push(file);
         }
         let named: Vec<PathBuf> = {
-            let known: std::collections::HashSet<&Path> =
-                self.files.iter().map(|f| f.path.as_path()).collect();
+            let known = self.known_files();
             named_checks_files(root, &self.files, self.overlay)
                 .into_iter()
-                .filter(|p| !known.contains(p.as_path()))
+                .filter(|p| !known.contains(files::relative_path(root, p).as_str()))
                 .collect()
         };
         for path in named {
@@ -677,12 +676,11 @@ impl Loader<'_> {
     /// checks files or run configs, read and parsed (once, in parallel:
     /// the parse that decides the kind is the file's parse).
     fn walk_dqx(&mut self, root: &Path) -> Vec<SourceFile> {
-        let known: std::collections::HashSet<&Path> =
-            self.files.iter().map(|f| f.path.as_path()).collect();
+        let known = self.known_files();
         let candidates: Vec<PathBuf> = self
             .listing
             .with_extension(&["yml", "yaml", "json"])
-            .filter(|path| !known.contains(path.as_path()))
+            .filter(|path| !known.contains(files::relative_path(root, path).as_str()))
             .cloned()
             .collect();
         let overlay = self.overlay;
@@ -713,17 +711,26 @@ impl Loader<'_> {
     /// discovery skips, that no kind has claimed yet and that `wanted`
     /// (given the path and its extension) keeps.
     fn unclaimed_files(&self, wanted: impl Fn(&Path, Option<&str>) -> bool) -> Vec<PathBuf> {
-        let known: std::collections::HashSet<&Path> =
-            self.files.iter().map(|f| f.path.as_path()).collect();
-        self.listing
+        let mut candidates: Vec<PathBuf> = self
+            .listing
             .files()
             .iter()
-            .filter(|path| {
-                let ext = path.extension().and_then(|x| x.to_str());
-                !known.contains(path.as_path()) && wanted(path, ext)
-            })
+            .filter(|path| wanted(path, path.extension().and_then(|x| x.to_str())))
             .cloned()
-            .collect()
+            .collect();
+        if !candidates.is_empty() {
+            let known = self.known_files();
+            candidates
+                .retain(|path| !known.contains(files::relative_path(&self.root, path).as_str()));
+        }
+        candidates
+    }
+
+    /// The files registered so far, by project-relative path: the same
+    /// path whichever way it was written (relative paths join a path's
+    /// components), and hashed as a string (hashing a `Path` parses it).
+    fn known_files(&self) -> std::collections::HashSet<&str, foldhash::fast::FixedState> {
+        self.files.iter().map(|f| f.rel.as_str()).collect()
     }
 
     /// The YAML files `[policy] registry` names that no other kind claimed
