@@ -387,7 +387,7 @@ pub(crate) fn file_from_text(
     read_error: Option<String>,
 ) -> SourceFile {
     let rel = relative_path(root, &path);
-    let lines = LineIndex::new(&text);
+    let lines = LineIndex::lazy(text.clone());
     let yaml =
         (kind.is_yaml() && read_error.is_none()).then(|| Arc::new(dqlint_yaml::parse(&text)));
     SourceFile {

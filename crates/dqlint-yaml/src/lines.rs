@@ -3,10 +3,14 @@
 
 use memchr::memchr_iter;
 
-/// Start offsets of every line of a text.
+/// Start offsets of every line of a text. [`LineIndex::lazy`] finds them
+/// on the first question: a project's files are read in full, and only
+/// those with something to report are asked where their lines start.
 #[derive(Clone, Debug, Default)]
 pub struct LineIndex {
-    starts: Vec<usize>,
+    starts: std::sync::OnceLock<Vec<usize>>,
+    /// The text, kept until the first question by a lazy index.
+    text: Option<std::sync::Arc<str>>,
     len: usize,
 }
 
@@ -19,21 +23,35 @@ pub struct Position {
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
-        let mut starts = vec![0];
-        starts.extend(memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         LineIndex {
-            starts,
+            starts: std::sync::OnceLock::from(line_starts(text)),
+            text: None,
             len: text.len(),
         }
     }
 
+    /// The index of `text`, whose line starts are found when first needed.
+    pub fn lazy(text: std::sync::Arc<str>) -> LineIndex {
+        LineIndex {
+            starts: std::sync::OnceLock::new(),
+            len: text.len(),
+            text: Some(text),
+        }
+    }
+
+    fn starts(&self) -> &[usize] {
+        // A default index (no text) has no lines.
+        self.starts
+            .get_or_init(|| self.text.as_deref().map(line_starts).unwrap_or_default())
+    }
+
     pub fn line_count(&self) -> usize {
-        self.starts.len()
+        self.starts().len()
     }
 
     /// 0-based line of a byte offset.
     pub fn line_of(&self, offset: usize) -> usize {
-        match self.starts.binary_search(&offset.min(self.len)) {
+        match self.starts().binary_search(&offset.min(self.len)) {
             Ok(line) => line,
             Err(next) => next - 1,
         }
@@ -41,13 +59,17 @@ impl LineIndex {
 
     /// Byte offset where a 0-based line starts.
     pub fn line_start(&self, line: usize) -> usize {
-        self.starts.get(line).copied().unwrap_or(self.len)
+        self.starts().get(line).copied().unwrap_or(self.len)
     }
 
     /// Byte range of a 0-based line, without its line break.
     pub fn line_range(&self, text: &str, line: usize) -> std::ops::Range<usize> {
         let start = self.line_start(line);
-        let mut end = self.starts.get(line + 1).map(|s| s - 1).unwrap_or(self.len);
+        let mut end = self
+            .starts()
+            .get(line + 1)
+            .map(|s| s - 1)
+            .unwrap_or(self.len);
         if end > start && text.as_bytes().get(end - 1) == Some(&b'\r') {
             end -= 1;
         }
@@ -77,7 +99,7 @@ impl LineIndex {
 
     /// Byte offset of a 0-based line and UTF-16 column; clamps to the line.
     pub fn offset_of_utf16(&self, text: &str, line: u32, column: u32) -> usize {
-        if line as usize >= self.starts.len() {
+        if line as usize >= self.starts().len() {
             return text.len();
         }
         let range = self.line_range(text, line as usize);
@@ -90,6 +112,12 @@ impl LineIndex {
         }
         range.end
     }
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+    starts
 }
 
 /// Columns of a line's leading indentation, a tab counting eight. YAML
