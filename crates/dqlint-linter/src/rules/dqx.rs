@@ -324,16 +324,26 @@ pub fn resolved_in<'a>(ctx: &'a Context, item: &'a Typed) -> Option<ResolvedChec
 
 fn resolved_with<'a>(cat: &'a Catalogue, item: &'a Typed) -> Option<ResolvedCheck<'a>> {
     let check = item.get("check")?;
-    check.as_map()?;
-    let function_node = check.get("function")?;
+    // One walk over the block's keys for the three DQX reads (every rule
+    // resolves every check); the last of a repeated key wins, as in
+    // Python's dict.
+    let (mut function_node, mut arguments_node, mut for_each_column_node) = (None, None, None);
+    for entry in check.as_map()? {
+        match entry.key.as_str() {
+            Some("function") => function_node = Some(&entry.value),
+            Some("arguments") => arguments_node = Some(&entry.value),
+            Some("for_each_column") => for_each_column_node = Some(&entry.value),
+            _ => {}
+        }
+    }
+    let function_node = function_node?;
     let name = function_node.as_str()?;
     let function = cat.function(name, &[])?;
-    let arguments_node = check.get("arguments");
     let arguments = match arguments_node {
         None => &[][..],
         Some(a) => a.as_map()?,
     };
-    let for_each_column = match check.get("for_each_column") {
+    let for_each_column = match for_each_column_node {
         None => None,
         Some(f) if f.is_none() => None,
         Some(f) => Some(f.as_list().filter(|l| !l.is_empty())?),

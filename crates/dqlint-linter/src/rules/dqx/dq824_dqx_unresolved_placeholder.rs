@@ -212,7 +212,10 @@ fn collect<'a>(node: &'a Typed, path: &mut Vec<&'a str>, out: &mut Vec<(Vec<&'a 
                 collect(item, path, out);
             }
         }
-        _ => out.push((path.clone(), node)),
+        // Only a string with `{{` can hold a placeholder: the others (almost
+        // all) are passed over without copying their path.
+        Kind::Str(text) if text.contains("{{") => out.push((path.clone(), node)),
+        _ => {}
     }
 }
 
