@@ -214,7 +214,9 @@ fn collect<'a>(node: &'a Typed, path: &mut Vec<&'a str>, out: &mut Vec<(Vec<&'a 
         }
         // Only a string with `{{` can hold a placeholder: the others (almost
         // all) are passed over without copying their path.
-        Kind::Str(text) if text.contains("{{") => out.push((path.clone(), node)),
+        Kind::Str(text) if text.contains('{') && text.contains("{{") => {
+            out.push((path.clone(), node))
+        }
         _ => {}
     }
 }
