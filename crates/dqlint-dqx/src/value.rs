@@ -219,6 +219,9 @@ pub fn load(text: &str, yaml: &YamlFile, format: Format) -> Loaded {
         let mut builder = Builder {
             text,
             format,
+            // JSON has no tags, and a YAML tag starts with `!`: a file
+            // without one is not searched for a tag before each scalar.
+            tags: format == Format::Yaml && text.contains('!'),
             errors: &mut errors,
         };
         builder.typed(node)
@@ -234,6 +237,8 @@ fn has_explicit_start(text: &str, span: &Range<usize>) -> bool {
 struct Builder<'a> {
     text: &'a str,
     format: Format,
+    /// Whether a scalar can have a `!tag` before it.
+    tags: bool,
     errors: &'a mut Vec<LoadError>,
 }
 
@@ -265,9 +270,10 @@ impl Builder<'_> {
                 let plain = s.style == ScalarStyle::Plain;
                 // JSON has no tags (and its files can be one long line, which
                 // the search for a tag would scan back over per scalar).
-                let tag = match self.format {
-                    Format::Yaml => self.tag_before(span.start),
-                    Format::Json => None,
+                let tag = if self.tags {
+                    self.tag_before(span.start)
+                } else {
+                    None
                 };
                 let kind = match (self.format, tag) {
                     (Format::Yaml, Some(tag)) => self.tagged(&tag, &s.value, &span),

@@ -134,6 +134,12 @@ pub fn resolve(text: &str) -> Tag {
     if text.len() <= 5 && in_set(b"yYnNtTfFoO") && p.bool_.is_match(text) {
         return Tag::Bool;
     }
+    // A decimal number, the most common plain scalar after names, is an
+    // int: no float form lacks a `.`, `:` or `inf`/`nan`, and it starts
+    // with no `0` (that would be an octal, or a string with an 8 or 9).
+    if is_decimal_digits(text) {
+        return Tag::Int;
+    }
     if in_set(b"-+0123456789.") && p.float.is_match(text) {
         return Tag::Float;
     }
@@ -153,6 +159,12 @@ pub fn resolve(text: &str) -> Tag {
         return Tag::Value;
     }
     Tag::Str
+}
+
+/// `0` or digits that do not start with `0`.
+fn is_decimal_digits(text: &str) -> bool {
+    text == "0"
+        || (!text.starts_with('0') && !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Builds the Python value of a plain scalar, or the error `safe_load`
@@ -178,6 +190,12 @@ pub fn construct_plain(text: &str) -> Result<Scalar11, String> {
 }
 
 fn construct_int(text: &str) -> Scalar11 {
+    // Up to 38 digits fit an `i128` whatever they are.
+    if text.len() <= 38 && is_decimal_digits(text) {
+        if let Ok(value) = text.parse::<i128>() {
+            return Scalar11::Int { value, big: false };
+        }
+    }
     let value = text.replace('_', "");
     let (sign, digits) = match value.as_bytes().first() {
         Some(b'-') => (-1i128, &value[1..]),

@@ -306,18 +306,15 @@ fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
 
     let crashes = "the DQX run fails when it applies the check";
     let mut out = Vec::new();
+    let mut facts_of = SqlFactsByText::new(&ctx.udfs);
     for file in crate::rules::dqx::checks_files(ctx) {
         let catalogue = crate::rules::dqx::catalogue_of(ctx);
         for item in file.items() {
             for (node, site) in dqx_sql_strings(catalogue, &ctx.dqx.variables, item) {
                 let Some(text) = node.as_str() else { continue };
                 let read = crate::rules::dqx::substitute(text, &ctx.dqx.variables);
-                let options = dqlint_sql::expr::ExprOptions { udfs: &ctx.udfs };
-                let facts = match site {
-                    DqxSite::Query => dqlint_sql::expr::check_query_with(&read.text, options),
-                    _ => dqlint_sql::expr::check_expression_with(&read.text, options),
-                };
-                for f in facts {
+                let facts = facts_of.get(site == DqxSite::Query, &read.text);
+                for f in facts.iter().cloned() {
                     let mut severity = None;
                     let skipped = || {
                         format!(
@@ -406,6 +403,48 @@ fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
     }
     out
 }
+
+/// The expression engine's facts about each distinct SQL text, found once:
+/// checks files repeat the same filters and expressions across checks and
+/// files (a fact's range is within the text, so it holds wherever the text
+/// is written; each use maps it to its own characters).
+struct SqlFactsByText<'u> {
+    udfs: &'u [String],
+    expressions: HashMap<String, Vec<dqlint_sql::expr::ExprFinding>>,
+    queries: HashMap<String, Vec<dqlint_sql::expr::ExprFinding>>,
+}
+
+impl<'u> SqlFactsByText<'u> {
+    fn new(udfs: &'u [String]) -> Self {
+        SqlFactsByText {
+            udfs,
+            expressions: HashMap::default(),
+            queries: HashMap::default(),
+        }
+    }
+
+    /// The facts of `text`, read as a query or as an expression.
+    fn get(&mut self, query: bool, text: &str) -> &[dqlint_sql::expr::ExprFinding] {
+        let options = dqlint_sql::expr::ExprOptions { udfs: self.udfs };
+        let seen = if query {
+            &mut self.queries
+        } else {
+            &mut self.expressions
+        };
+        if !seen.contains_key(text) {
+            let facts = if query {
+                dqlint_sql::expr::check_query_with(text, options)
+            } else {
+                dqlint_sql::expr::check_expression_with(text, options)
+            };
+            seen.insert(text.to_string(), facts);
+        }
+        &seen[text]
+    }
+}
+
+/// A map keyed by the project's own SQL texts: a fast hash does.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
 
 /// The SQL strings of one check item (strings only: another type is
 /// DQ805's or DQ813's).

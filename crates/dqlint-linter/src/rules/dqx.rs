@@ -61,6 +61,9 @@ pub struct ChecksFile<'a> {
     /// DQX's Python API in a `.py` source (`None`: a checks file); its
     /// `checks` are [`ChecksFile::items`], in order.
     pub python: Option<DqxApi>,
+    /// The items whose arguments DQX's validation has something to say
+    /// about, by index ([`argument_issues`]).
+    argument_issue_items: std::sync::OnceLock<Vec<usize>>,
 }
 
 impl ChecksFile<'_> {
@@ -121,6 +124,7 @@ fn load_checks_files<'a>(ctx: &Context<'a>) -> Vec<ChecksFile<'a>> {
                 file,
                 loaded,
                 python: None,
+                argument_issue_items: Default::default(),
             })
         })
         .collect();
@@ -139,6 +143,7 @@ fn load_checks_files<'a>(ctx: &Context<'a>) -> Vec<ChecksFile<'a>> {
                 file,
                 loaded,
                 python: Some(api),
+                argument_issue_items: Default::default(),
             })
         }))
         .collect()
@@ -324,16 +329,26 @@ pub fn resolved_in<'a>(ctx: &'a Context, item: &'a Typed) -> Option<ResolvedChec
 
 fn resolved_with<'a>(cat: &'a Catalogue, item: &'a Typed) -> Option<ResolvedCheck<'a>> {
     let check = item.get("check")?;
-    check.as_map()?;
-    let function_node = check.get("function")?;
+    // One walk over the block's keys for the three DQX reads (every rule
+    // resolves every check); the last of a repeated key wins, as in
+    // Python's dict.
+    let (mut function_node, mut arguments_node, mut for_each_column_node) = (None, None, None);
+    for entry in check.as_map()? {
+        match entry.key.as_str() {
+            Some("function") => function_node = Some(&entry.value),
+            Some("arguments") => arguments_node = Some(&entry.value),
+            Some("for_each_column") => for_each_column_node = Some(&entry.value),
+            _ => {}
+        }
+    }
+    let function_node = function_node?;
     let name = function_node.as_str()?;
     let function = cat.function(name, &[])?;
-    let arguments_node = check.get("arguments");
     let arguments = match arguments_node {
         None => &[][..],
         Some(a) => a.as_map()?,
     };
-    let for_each_column = match check.get("for_each_column") {
+    let for_each_column = match for_each_column_node {
         None => None,
         Some(f) if f.is_none() => None,
         Some(f) => Some(f.as_list().filter(|l| !l.is_empty())?),
@@ -346,6 +361,42 @@ fn resolved_with<'a>(cat: &'a Catalogue, item: &'a Typed) -> Option<ResolvedChec
         for_each_column,
     })
 }
+
+/// The checks of `file` in which DQX's argument validation
+/// (`Function::check_arguments`) finds something, each resolved against the
+/// project's catalogue, with what it finds. DQ811-DQ814 each report one
+/// kind of issue of the same validation: it runs once per check for the
+/// four, and most checks have nothing to report.
+pub fn argument_issues<'c>(ctx: &'c Context, file: &'c ChecksFile) -> Vec<ArgumentIssues<'c>> {
+    let items = file.items();
+    let with_issues = file.argument_issue_items.get_or_init(|| {
+        (0..items.len())
+            .filter(|&i| {
+                resolved_in(ctx, &items[i]).is_some_and(|check| {
+                    !check
+                        .function
+                        .check_arguments(check.arguments, check.for_each_column)
+                        .is_empty()
+                })
+            })
+            .collect()
+    });
+    with_issues
+        .iter()
+        .filter_map(|&i| {
+            let item = &items[i];
+            let check = resolved_in(ctx, item)?;
+            let issues = check
+                .function
+                .check_arguments(check.arguments, check.for_each_column);
+            Some((item, check, issues))
+        })
+        .collect()
+}
+
+/// A check item, its resolved check block, and what DQX's argument
+/// validation finds in it.
+pub type ArgumentIssues<'c> = (&'c Typed, ResolvedCheck<'c>, Vec<dqlint_dqx::ArgIssue<'c>>);
 
 /// The closest of `candidates` to `name`, if close enough to suggest.
 pub fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {

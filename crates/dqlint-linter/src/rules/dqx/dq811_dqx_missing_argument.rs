@@ -59,21 +59,17 @@ use dqlint_dqx::ArgIssue;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, resolved_in};
+use crate::rules::dqx::{argument_issues, checks_files};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ811");
     for file in checks_files(ctx) {
-        for item in file.items() {
-            let Some(check) = resolved_in(ctx, item) else {
-                continue;
-            };
+        for (_, check, issues) in argument_issues(ctx, file) {
             let f = check.function;
             let at = check
                 .arguments_node
                 .map(|a| a.span.clone())
                 .unwrap_or(check.function_node.span.clone());
-            let issues = f.check_arguments(check.arguments, check.for_each_column);
             let mut missing: Vec<&str> = issues
                 .iter()
                 .filter_map(|i| match i {

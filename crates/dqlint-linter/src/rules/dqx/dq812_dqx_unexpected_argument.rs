@@ -66,11 +66,12 @@ use dqlint_dqx::ArgIssue;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, closest, resolved_in, yaml_only_fix};
+use crate::rules::dqx::{argument_issues, checks_files, closest, yaml_only_fix};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ812");
     for file in checks_files(ctx) {
+        let mut with_issues = argument_issues(ctx, file).into_iter().peekable();
         for item in file.items() {
             if let Some(api) = file.api_check_of(item) {
                 let function = item
@@ -90,11 +91,13 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     ));
                 }
             }
-            let Some(check) = resolved_in(ctx, item) else {
+            let Some((_, check, issues)) =
+                with_issues.next_if(|(with, _, _)| std::ptr::eq(*with, item))
+            else {
                 continue;
             };
             let f = check.function;
-            for issue in f.check_arguments(check.arguments, check.for_each_column) {
+            for issue in issues {
                 let ArgIssue::Unexpected {
                     name,
                     from_for_each,

@@ -69,17 +69,14 @@ use dqlint_dqx::{ArgIssue, TypeIssue};
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, resolved_in};
+use crate::rules::dqx::{argument_issues, checks_files};
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ813");
     for file in checks_files(ctx) {
-        for item in file.items() {
-            let Some(check) = resolved_in(ctx, item) else {
-                continue;
-            };
+        for (_, check, issues) in argument_issues(ctx, file) {
             let f = check.function;
-            for issue in f.check_arguments(check.arguments, check.for_each_column) {
+            for issue in issues {
                 let ArgIssue::Type {
                     param,
                     issue,

@@ -106,6 +106,18 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 continue;
             };
             for entry in check.arguments {
+                // Most arguments hold no unquoted scalar that YAML 1.1 reads
+                // otherwise: their parameter's type is not looked at.
+                let mut surprising = false;
+                scalars(&entry.value, &mut |v, _| {
+                    surprising |= v.plain
+                        && text
+                            .get(v.span.clone())
+                            .is_some_and(dqlint_dqx::yaml11::differs_from_yaml12);
+                });
+                if !surprising {
+                    continue;
+                }
                 let Some(param) = entry.key.as_str().and_then(|n| check.function.param(n)) else {
                     continue;
                 };

@@ -157,6 +157,9 @@ fn forbidden_words(scan: &str, origin: &[usize]) -> Vec<(Range<usize>, &'static 
     out
 }
 
+/// A map keyed by the project's own SQL texts: a fast hash does.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
+
 /// A forbidden word's range, the word, and the comment holding it.
 pub type UnsafeWord = (Range<usize>, &'static str, Option<Range<usize>>);
 
@@ -216,6 +219,9 @@ pub fn unsafe_words(text: &str) -> Vec<UnsafeWord> {
 
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ820");
+    // Filters repeat across checks and files: each distinct text is
+    // scanned once.
+    let mut words_of: HashMap<String, Vec<UnsafeWord>> = HashMap::default();
     for file in checks_files(ctx) {
         for item in file.items() {
             let check = item.get("check");
@@ -244,7 +250,10 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                      when the criticality is `error`)"
                 };
                 let read = crate::rules::dqx::substitute(text, &ctx.dqx.variables);
-                for (range, word, comment) in unsafe_words(&read.text) {
+                let words = words_of
+                    .entry(read.text.clone())
+                    .or_insert_with(|| unsafe_words(&read.text));
+                for (range, word, comment) in words.iter().cloned() {
                     let word = word.to_string();
                     let range = read.written(range);
                     let comment = comment.map(|c| read.written(c));

@@ -130,6 +130,9 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ824");
     let known = |name: &str| ctx.dqx.variables.contains_key(name);
     for file in checks_files(ctx) {
+        if !may_hold_placeholders(file) {
+            continue;
+        }
         for item in file.items() {
             let check = item.get("check");
             let function = check
@@ -197,6 +200,15 @@ pub fn check(ctx: &Context, out: &mut Findings) {
 
 /// Every scalar under `node`, with the path of mapping keys to it (list
 /// items add no key).
+/// Whether a string of the file can hold `{{`: a checks file's strings are
+/// its text decoded, and only an escape (a backslash) writes a brace
+/// otherwise than as itself (line folding puts a space between two lines).
+/// A Python source's strings can be concatenated: always looked at.
+fn may_hold_placeholders(file: &crate::rules::dqx::ChecksFile) -> bool {
+    let text = &file.file.text;
+    file.is_python() || text.contains("{{") || text.contains('\\')
+}
+
 fn collect<'a>(node: &'a Typed, path: &mut Vec<&'a str>, out: &mut Vec<(Vec<&'a str>, &'a Typed)>) {
     match &node.kind {
         Kind::Map(entries) => {
@@ -212,7 +224,12 @@ fn collect<'a>(node: &'a Typed, path: &mut Vec<&'a str>, out: &mut Vec<(Vec<&'a 
                 collect(item, path, out);
             }
         }
-        _ => out.push((path.clone(), node)),
+        // Only a string with `{{` can hold a placeholder: the others (almost
+        // all) are passed over without copying their path.
+        Kind::Str(text) if text.contains('{') && text.contains("{{") => {
+            out.push((path.clone(), node))
+        }
+        _ => {}
     }
 }
 
