@@ -4,6 +4,7 @@
 //! `from dlt import expect`, `databricks.labs.dqx`).
 
 use std::collections::BTreeMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 
 use tree_sitter::{Node, Parser, Tree};
@@ -62,10 +63,32 @@ pub(crate) trait Field<'t> {
     fn field(&self, name: &str) -> Option<Node<'t>>;
 }
 
+/// Field ids by name, hashed with FNV-1a: a field name is a few letters,
+/// for which SipHash's setup costs more than the look-up.
+type FieldIds = std::collections::HashMap<&'static str, u16, BuildHasherDefault<Fnv>>;
+
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+        const PRIME: u64 = 0x0100_0000_01b3;
+        let mut hash = if self.0 == 0 { OFFSET } else { self.0 };
+        for &byte in bytes {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(PRIME);
+        }
+        self.0 = hash;
+    }
+}
+
 impl<'t> Field<'t> for Node<'t> {
     fn field(&self, name: &str) -> Option<Node<'t>> {
-        static IDS: std::sync::OnceLock<std::collections::HashMap<&'static str, u16>> =
-            std::sync::OnceLock::new();
+        static IDS: std::sync::OnceLock<FieldIds> = std::sync::OnceLock::new();
         let ids = IDS.get_or_init(|| {
             let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
             (1..=language.field_count() as u16)
