@@ -6,12 +6,13 @@
 #   3. dqlint vs DQX's own validate_checks (databricks-labs-dqx 0.17.0,
 #      bench/dqx_validate.py) on a generated project of 2,000 checks files;
 #   4. dqlint vs ruff (the Python linter a pipeline author runs anyway) on a
-#      generated repository of 2,000 Python and 400 SQL pipeline sources.
+#      generated repository of 2,000 Python and 400 SQL pipeline sources of
+#      about 20 datasets each (issue 13).
 #
 # Usage: bench/run.sh [--runs N] [--no-lhp] [--no-dqx] [--no-pipelines]
 #                     [--sizes "1000 10000 50000"] [--dqx-files 2000]
 #                     [--dqx-checks "12 100"]
-#                     [--pipeline-files 2000]
+#                     [--pipeline-files 2000] [--pipeline-datasets 20]
 # Needs: cargo, python3 (for the venvs and the medians), /usr/bin/time.
 # LHP and DQX are installed from PyPI into target/bench/{lhp,dqx}-venv (not
 # committed); set LHP=/path/to/lhp or DQX_PYTHON=/path/to/python (a Python
@@ -24,6 +25,7 @@ with_lhp=1
 with_dqx=1
 with_pipelines=1
 pipeline_files=2000
+pipeline_datasets=20
 sizes="1000 10000 50000"
 dqx_files=2000
 dqx_checks="12 100"
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
     --dqx-checks) dqx_checks="$2"; shift 2 ;;
     --no-pipelines) with_pipelines=0; shift ;;
     --pipeline-files) pipeline_files="$2"; shift 2 ;;
+    --pipeline-datasets) pipeline_datasets="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
@@ -184,7 +187,8 @@ if [ "$with_pipelines" = 1 ]; then
   fi
   echo "ruff: $("$ruff" --version)"
   project="$work/pipelines"
-  summary=$("$gen" gen-pipelines --files "$pipeline_files" --plant 50 "$project")
+  summary=$("$gen" gen-pipelines --files "$pipeline_files" \
+    --datasets "$pipeline_datasets" --plant 50 "$project")
   "$ruff" check --no-cache --quiet "$project" >/dev/null 2>&1 || true   # warm-up
   : > "$work/ruff"; : > "$work/pipelines_cold"
   for i in $(seq "$runs"); do

@@ -2,7 +2,7 @@
 //! LHP project (see the library docs) and prints what it wrote;
 //! `dqlint-bench gen-dqx --files N [--plant EVERY] OUT` the same for DQX
 //! checks files and a run config; `dqlint-bench gen-pipelines --files N
-//! [--plant EVERY] OUT` for Python and SQL pipeline sources.
+//! [--datasets N] [--plant EVERY] OUT` for Python and SQL pipeline sources.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,11 +11,12 @@ use dqlint_bench::{generate, generate_dqx, generate_pipelines, DqxPlan, Pipeline
 
 const USAGE: &str = "usage: dqlint-bench gen --flowgroups N [--plant EVERY] OUT\n\
        dqlint-bench gen-dqx --files N [--checks N] [--plant EVERY] OUT\n\
-       dqlint-bench gen-pipelines --files N [--plant EVERY] OUT\n\
+       dqlint-bench gen-pipelines --files N [--datasets N] [--plant EVERY] OUT\n\
   --flowgroups N   number of flowgroups (spread over 5 layers and N/100 domains)\n\
   --files N        number of DQX checks files (one in five JSON),\n\
                    or of Python pipeline sources (and one SQL source per five)\n\
   --checks N       checks per DQX checks file (default 12)\n\
+  --datasets N     about N datasets per pipeline source (default: one feed, 5 in Python, 3 in SQL)\n\
   --plant EVERY    plant findings in every EVERY-th flowgroup of the planted kinds, or checks file (default: none)\n\
   OUT              folder to create (must not exist or be empty)";
 
@@ -44,6 +45,7 @@ fn run(args: &[String]) -> Result<(), String> {
     let mut size = 0;
     let mut plant_every = None;
     let mut checks = None;
+    let mut datasets = None;
     let mut out: Option<PathBuf> = None;
     while let Some(arg) = args.next() {
         let mut number = |name: &str| -> Result<usize, String> {
@@ -55,6 +57,9 @@ fn run(args: &[String]) -> Result<(), String> {
             flag if flag == size_flag => size = number(size_flag)?,
             "--plant" => plant_every = Some(number("--plant")?.max(1)),
             "--checks" if command == Some("gen-dqx") => checks = Some(number("--checks")?.max(1)),
+            "--datasets" if command == Some("gen-pipelines") => {
+                datasets = Some(number("--datasets")?.max(1))
+            }
             other if other.starts_with('-') => return Err(format!("unknown option {other}")),
             other => out = Some(PathBuf::from(other)),
         }
@@ -71,6 +76,7 @@ fn run(args: &[String]) -> Result<(), String> {
         let plan = PipelinePlan {
             files: size,
             plant_every,
+            datasets_per_module: datasets,
         };
         let summary = generate_pipelines(&plan, &out).map_err(cannot_write)?;
         println!(

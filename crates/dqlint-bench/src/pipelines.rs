@@ -3,6 +3,13 @@
 //! and its quarantine twin over one view, the negation built from the dict,
 //! a re-inject flow, AUTO CDC from a named view) and SQL pipeline files
 //! with `CONSTRAINT ... EXPECT`, with mistakes planted at a known rate.
+//!
+//! A module holds one or more feeds, each the same group of datasets: five
+//! in a Python module (the view, the clean table, its quarantine twin, the
+//! daily materialized view and the AUTO CDC target), three in a SQL one
+//! (the view, the clean table and its quarantine twin). Issue 13 asks for
+//! modules of about 20 datasets: `datasets_per_module: Some(20)` writes
+//! four Python feeds (20 datasets) and seven SQL feeds (21).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -14,6 +21,38 @@ pub struct PipelinePlan {
     pub files: usize,
     /// Plant a mistake in every n-th file (`None`: a clean repository).
     pub plant_every: Option<usize>,
+    /// About how many datasets each module declares (`None`: one feed per
+    /// module, five datasets in Python and three in SQL).
+    pub datasets_per_module: Option<usize>,
+}
+
+/// Datasets in one feed of a Python module and of a SQL module.
+const PYTHON_FEED_DATASETS: usize = 5;
+const SQL_FEED_DATASETS: usize = 3;
+
+impl PipelinePlan {
+    /// Feeds per Python module and per SQL module: the nearest number of
+    /// feeds to the datasets asked for, at least one.
+    fn feeds(&self) -> (usize, usize) {
+        let nearest =
+            |datasets: usize, per_feed: usize| ((datasets + per_feed / 2) / per_feed).max(1);
+        match self.datasets_per_module {
+            None => (1, 1),
+            Some(n) => (
+                nearest(n, PYTHON_FEED_DATASETS),
+                nearest(n, SQL_FEED_DATASETS),
+            ),
+        }
+    }
+}
+
+/// The name of feed `k` of module `i`: the first keeps the one-feed name.
+fn feed_suffix(i: usize, k: usize) -> String {
+    if k == 0 {
+        i.to_string()
+    } else {
+        format!("{i}_{k}")
+    }
 }
 
 #[derive(Debug, Default)]
@@ -27,14 +66,36 @@ pub struct PipelineSummary {
     pub planted: Vec<Planted>,
 }
 
-fn python_source(i: usize, plant: bool) -> (String, usize, usize) {
-    let feed = format!("feed_{i}");
+/// Python module `i` with `feeds` feeds; the first is planted if `plant`.
+/// Returns the text, the datasets and the expectations it declares.
+fn python_source(i: usize, feeds: usize, plant: bool) -> (String, usize, usize) {
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "# Generated pipeline source {i}: a feed, its clean table and quarantine twin."
-    );
-    s.push_str("from pyspark import pipelines as dp\nfrom pyspark.sql import functions as F\n\n");
+    if feeds == 1 {
+        let _ = writeln!(
+            s,
+            "# Generated pipeline source {i}: a feed, its clean table and quarantine twin."
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "# Generated pipeline source {i}: {feeds} feeds, each with its clean table and quarantine twin."
+        );
+    }
+    s.push_str("from pyspark import pipelines as dp\nfrom pyspark.sql import functions as F\n");
+    for k in 0..feeds {
+        if k > 0 {
+            s.push('\n');
+        }
+        python_feed(&mut s, &feed_suffix(i, k), plant && k == 0);
+    }
+    (s, feeds * PYTHON_FEED_DATASETS, feeds * 5)
+}
+
+/// One feed of a Python module: its rule dict, view, clean table and
+/// quarantine twin, daily materialized view and AUTO CDC target.
+fn python_feed(s: &mut String, i: &str, plant: bool) {
+    let feed = format!("feed_{i}");
+    s.push('\n');
     let _ = writeln!(s, "RULES_{i} = {{");
     let _ = writeln!(
         s,
@@ -71,26 +132,38 @@ fn python_source(i: usize, plant: bool) -> (String, usize, usize) {
         s,
         "dp.create_streaming_table(\"{feed}_silver\")\n\ndp.create_auto_cdc_flow(\n    target=\"{feed}_silver\",\n    source=\"{feed}_clean\",\n    keys=[\"order_id\"],\n    sequence_by=F.col(\"updated_at\"),\n    stored_as_scd_type=2,\n)\n"
     );
-    (s, 4, 5)
 }
 
-fn sql_source(i: usize, plant: bool) -> String {
+/// SQL module `i` with `feeds` feeds; the first is planted if `plant`.
+fn sql_source(i: usize, feeds: usize, plant: bool) -> String {
+    let mut s = format!("-- Generated pipeline SQL {i}.\n");
+    for k in 0..feeds {
+        if k > 0 {
+            s.push('\n');
+        }
+        sql_feed(&mut s, &feed_suffix(i, k), plant && k == 0);
+    }
+    s
+}
+
+/// One feed of a SQL module: a view, its clean table and quarantine twin.
+fn sql_feed(s: &mut String, i: &str, plant: bool) {
     let feed = format!("shipments_{i}");
     let weight = if plant {
         "weight_kg > 0"
     } else {
         "weight_kg IS NOT NULL AND weight_kg > 0"
     };
-    format!(
-        "-- Generated pipeline SQL {i}.\n\
-         CREATE TEMPORARY VIEW {feed}_feed AS SELECT * FROM STREAM(acme.bronze.{feed});\n\n\
+    let _ = write!(
+        s,
+        "CREATE TEMPORARY VIEW {feed}_feed AS SELECT * FROM STREAM(acme.bronze.{feed});\n\n\
          CREATE OR REFRESH STREAMING TABLE {feed}_clean (\n\
          \x20 CONSTRAINT positive_weight EXPECT ({weight}) ON VIOLATION DROP ROW,\n\
          \x20 CONSTRAINT has_carrier EXPECT (carrier IS NOT NULL)\n\
          ) AS SELECT * FROM STREAM({feed}_feed);\n\n\
          CREATE OR REFRESH STREAMING TABLE {feed}_quarantine\n\
          AS SELECT * FROM STREAM({feed}_feed) WHERE NOT ({weight});\n"
-    )
+    );
 }
 
 pub fn generate_pipelines(plan: &PipelinePlan, root: &Path) -> std::io::Result<PipelineSummary> {
@@ -99,12 +172,13 @@ pub fn generate_pipelines(plan: &PipelinePlan, root: &Path) -> std::io::Result<P
     std::fs::write(root.join("databricks.yml"), "bundle:\n  name: generated\n")?;
     summary.files += 1;
     let planted = |i: usize| plan.plant_every.is_some_and(|n| i % n == n - 1);
+    let (python_feeds, sql_feeds) = plan.feeds();
     for i in 0..plan.files {
         let dir = root
             .join("transformations")
             .join(format!("area_{}", i / 100));
         std::fs::create_dir_all(&dir)?;
-        let (text, datasets, expectations) = python_source(i, planted(i));
+        let (text, datasets, expectations) = python_source(i, python_feeds, planted(i));
         let rel = format!("transformations/area_{}/feed_{i}.py", i / 100);
         if planted(i) {
             summary.planted.push(Planted {
@@ -121,7 +195,7 @@ pub fn generate_pipelines(plan: &PipelinePlan, root: &Path) -> std::io::Result<P
         if i % 5 == 4 {
             let j = i / 5;
             let plant = planted(j * 5 + 2);
-            let text = sql_source(j, plant);
+            let text = sql_source(j, sql_feeds, plant);
             let rel = format!("transformations/area_{}/shipments_{j}.sql", i / 100);
             if plant {
                 summary.planted.push(Planted {
@@ -132,8 +206,8 @@ pub fn generate_pipelines(plan: &PipelinePlan, root: &Path) -> std::io::Result<P
             summary.bytes += text.len() as u64;
             std::fs::write(root.join(&rel), text)?;
             summary.sql_files += 1;
-            summary.datasets += 3;
-            summary.expectations += 2;
+            summary.datasets += sql_feeds * SQL_FEED_DATASETS;
+            summary.expectations += sql_feeds * 2;
             summary.files += 1;
         }
     }

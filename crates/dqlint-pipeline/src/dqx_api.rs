@@ -25,7 +25,7 @@ use tree_sitter::Node;
 
 use crate::breaker::{count_bound_with_aliases, CountBound, Sense};
 use crate::eval::{Evaluated, Evaluator, Value};
-use crate::python::PythonModule;
+use crate::python::{KindName, PythonModule};
 
 /// Which rule class a check is built with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -323,7 +323,7 @@ impl DqxImports {
     /// Reads one statement, if it is an import.
     fn read(&mut self, source: &str, statement: Node) {
         let text = |n: Node| &source[n.byte_range()];
-        let parts = |name: Node| match name.kind() {
+        let parts = |name: Node| match name.kind_name() {
             "aliased_import" => (
                 name.child_by_field_name("name").map_or("", text),
                 name.child_by_field_name("alias").map(text),
@@ -332,7 +332,7 @@ impl DqxImports {
         };
         let mut c = statement.walk();
         let names: Vec<Node> = statement.children_by_field_name("name", &mut c).collect();
-        match statement.kind() {
+        match statement.kind_name() {
             "import_statement" => {
                 for name in names {
                     let (module, alias) = parts(name);
@@ -409,7 +409,7 @@ impl<'m> Reader<'m> {
     }
 
     fn scan_statement(&mut self, statement: Node<'m>) {
-        match statement.kind() {
+        match statement.kind_name() {
             "import_statement" | "import_from_statement" => {
                 self.imports.read(&self.module.source, statement);
             }
@@ -417,7 +417,7 @@ impl<'m> Reader<'m> {
                 let Some(assignment) = statement.named_child(0) else {
                     return;
                 };
-                if assignment.kind() != "assignment" {
+                if assignment.kind_name() != "assignment" {
                     return;
                 }
                 let (Some(left), Some(right)) = (
@@ -426,7 +426,7 @@ impl<'m> Reader<'m> {
                 ) else {
                     return;
                 };
-                if left.kind() == "identifier" {
+                if left.kind_name() == "identifier" {
                     self.bindings
                         .entry(self.text(left))
                         .or_default()
@@ -440,15 +440,15 @@ impl<'m> Reader<'m> {
 
     /// The DQX class a callee names (`DQRowRule`, `rule.DQRowRule`).
     fn class_of(&self, callee: Node) -> Option<&str> {
-        matches!(callee.kind(), "identifier" | "attribute")
+        matches!(callee.kind_name(), "identifier" | "attribute")
             .then(|| self.imports.class_of(self.text(callee)))
             .flatten()
     }
 
     fn walk(&mut self, node: Node<'m>) {
-        if node.kind() == "call" {
+        if node.kind_name() == "call" {
             self.call(node);
-        } else if node.kind() == "dictionary" {
+        } else if node.kind_name() == "dictionary" {
             self.action_metadata(node);
         }
         let mut cursor = node.walk();
@@ -489,7 +489,7 @@ impl<'m> Reader<'m> {
             }
             _ => {}
         }
-        if callee.kind() == "attribute" {
+        if callee.kind_name() == "attribute" {
             let method = callee
                 .child_by_field_name("attribute")
                 .map_or("", |m| self.text(m));
@@ -529,7 +529,7 @@ impl<'m> Reader<'m> {
         let Some(action) = keyword("action") else {
             return;
         };
-        let fails = match action.kind() {
+        let fails = match action.kind_name() {
             "call" => {
                 action
                     .child_by_field_name("function")
@@ -624,7 +624,7 @@ impl<'m> Reader<'m> {
 
     /// `F.col("_errors")`, `col("_errors")`, `df._errors`, `df["_errors"]`.
     fn names_errors_column(&self, node: Node) -> bool {
-        match node.kind() {
+        match node.kind_name() {
             "attribute" => node
                 .child_by_field_name("attribute")
                 .is_some_and(|a| self.text(a) == "_errors"),
@@ -653,7 +653,7 @@ impl<'m> Reader<'m> {
     /// are derived from the matched tables.
     fn is_template(&self, node: Node) -> bool {
         node.parent().is_some_and(|p| {
-            p.kind() == "keyword_argument"
+            p.kind_name() == "keyword_argument"
                 && p.child_by_field_name("name")
                     .is_some_and(|n| self.text(n) == "run_config_template")
         })
@@ -666,7 +666,7 @@ impl<'m> Reader<'m> {
         };
         let mut cursor = list.walk();
         for (i, arg) in list.named_children(&mut cursor).enumerate() {
-            match arg.kind() {
+            match arg.kind_name() {
                 "keyword_argument" => {
                     if let (Some(name), Some(value)) = (
                         arg.child_by_field_name("name"),
@@ -823,7 +823,7 @@ impl<'m> Reader<'m> {
     /// `check_funcs.is_not_null`, an imported `is_not_null`: the name at
     /// its span; anything else (a custom function) is not known.
     fn check_func(&self, node: Node<'m>) -> Typed {
-        match node.kind() {
+        match node.kind_name() {
             "attribute" => {
                 let (Some(object), Some(attribute)) = (
                     node.child_by_field_name("object"),
@@ -949,7 +949,7 @@ impl<'m> Reader<'m> {
         }
         let span = node.byte_range();
         let text = self.text(node);
-        match node.kind() {
+        match node.kind_name() {
             "string" | "concatenated_string" => match self.evaluator.eval(node) {
                 Value::Str(s) => {
                     let value = s.text.clone();
@@ -991,9 +991,9 @@ impl<'m> Reader<'m> {
                 let mut cursor = node.walk();
                 let children: Vec<Node<'m>> = node
                     .named_children(&mut cursor)
-                    .filter(|n| n.kind() != "comment")
+                    .filter(|n| n.kind_name() != "comment")
                     .collect();
-                if children.iter().any(|c| c.kind() == "list_splat") {
+                if children.iter().any(|c| c.kind_name() == "list_splat") {
                     return self.unknown(node);
                 }
                 let items = children
@@ -1006,7 +1006,7 @@ impl<'m> Reader<'m> {
                 let mut cursor = node.walk();
                 let pairs: Vec<Node<'m>> = node
                     .named_children(&mut cursor)
-                    .filter(|n| n.kind() != "comment")
+                    .filter(|n| n.kind_name() != "comment")
                     .collect();
                 let mut entries = Vec::new();
                 for pair in pairs {
@@ -1119,10 +1119,10 @@ impl<'m> Reader<'m> {
 
     /// `F.col(...)`, `col(...)`, `F.expr(...).cast(...)`: a Spark Column.
     fn is_column_expression(&self, node: Node) -> bool {
-        match node.kind() {
+        match node.kind_name() {
             "call" => node.child_by_field_name("function").is_some_and(|f| {
                 self.is_spark_function(f)
-                    || (f.kind() == "attribute"
+                    || (f.kind_name() == "attribute"
                         && f.child_by_field_name("object")
                             .is_some_and(|o| self.is_column_expression(o)))
             }),
@@ -1131,7 +1131,7 @@ impl<'m> Reader<'m> {
     }
 
     fn is_spark_function(&self, callee: Node) -> bool {
-        match callee.kind() {
+        match callee.kind_name() {
             "identifier" => self
                 .imports
                 .spark_names
@@ -1153,13 +1153,13 @@ impl<'m> Reader<'m> {
         let mut parent = name.parent();
         let mut in_function = false;
         while let Some(p) = parent {
-            if matches!(p.kind(), "function_definition" | "lambda") {
+            if matches!(p.kind_name(), "function_definition" | "lambda") {
                 in_function = true;
                 if self.binds_locally(p, text) {
                     return None;
                 }
             }
-            if p.kind() == "for_statement" || p.kind() == "for_in_clause" {
+            if p.kind_name() == "for_statement" || p.kind_name() == "for_in_clause" {
                 if let Some(left) = p.child_by_field_name("left") {
                     if contains_identifier(self, left, text) {
                         return None;
@@ -1204,13 +1204,13 @@ fn has_splat(call: Node) -> bool {
         let mut c = list.walk();
         let found = list
             .named_children(&mut c)
-            .any(|a| matches!(a.kind(), "list_splat" | "dictionary_splat"));
+            .any(|a| matches!(a.kind_name(), "list_splat" | "dictionary_splat"));
         found
     })
 }
 
 fn contains_identifier(reader: &Reader, node: Node, name: &str) -> bool {
-    if node.kind() == "identifier" {
+    if node.kind_name() == "identifier" {
         return reader.text(node) == name;
     }
     let mut cursor = node.walk();
@@ -1223,7 +1223,7 @@ fn contains_identifier(reader: &Reader, node: Node, name: &str) -> bool {
 /// Whether `body` assigns `name` (an assignment, a loop, a `with ... as`,
 /// an import), nested functions included.
 fn assigns(reader: &Reader, node: Node, name: &str) -> bool {
-    let target = match node.kind() {
+    let target = match node.kind_name() {
         "assignment" | "augmented_assignment" | "for_statement" => node.child_by_field_name("left"),
         "as_pattern" => node.child_by_field_name("alias"),
         _ => None,

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::python::Field;
+use crate::python::{Field, KindName};
 use tree_sitter::Node;
 
 use crate::python::PythonModule;
@@ -200,13 +200,13 @@ impl<'m> Evaluator<'m> {
     }
 
     fn bind_statement(&mut self, statement: Node) {
-        if statement.kind() != "expression_statement" {
+        if statement.kind_name() != "expression_statement" {
             return;
         }
         let Some(assignment) = statement.named_child(0) else {
             return;
         };
-        if assignment.kind() != "assignment" {
+        if assignment.kind_name() != "assignment" {
             return;
         }
         let (Some(left), Some(right)) = (assignment.field("left"), assignment.field("right"))
@@ -214,7 +214,7 @@ impl<'m> Evaluator<'m> {
             return;
         };
         let value = self.eval(right);
-        match left.kind() {
+        match left.kind_name() {
             "identifier" => {
                 self.env.insert(self.module.text(left).to_string(), value);
             }
@@ -247,7 +247,7 @@ impl<'m> Evaluator<'m> {
 
     fn eval_in(&self, node: Node, locals: &HashMap<String, Value>) -> Value {
         let text = self.module.text(node);
-        match node.kind() {
+        match node.kind_name() {
             "string" => self.eval_string(node, locals),
             "concatenated_string" => {
                 let mut out = Evaluated::default();
@@ -304,10 +304,10 @@ impl<'m> Evaluator<'m> {
                 let mut entries = Vec::new();
                 let mut cursor = node.walk();
                 for pair in node.named_children(&mut cursor) {
-                    if pair.kind() == "comment" {
+                    if pair.kind_name() == "comment" {
                         continue;
                     }
-                    if pair.kind() != "pair" {
+                    if pair.kind_name() != "pair" {
                         return Value::unknown(pair, "a `**` expansion in a dict");
                     }
                     let (Some(k), Some(v)) = (pair.field("key"), pair.field("value")) else {
@@ -321,7 +321,7 @@ impl<'m> Evaluator<'m> {
                 let mut cursor = node.walk();
                 Value::List(
                     node.named_children(&mut cursor)
-                        .filter(|n| n.kind() != "comment")
+                        .filter(|n| n.kind_name() != "comment")
                         .map(|item| self.eval_in(item, locals))
                         .collect(),
                 )
@@ -368,7 +368,7 @@ impl<'m> Evaluator<'m> {
         let mut cursor = node.walk();
         for part in node.children(&mut cursor) {
             let text = self.module.text(part);
-            match part.kind() {
+            match part.kind_name() {
                 "string_start" => {
                     raw = text.contains(['r', 'R']);
                     if text.contains(['b', 'B']) {
@@ -382,7 +382,7 @@ impl<'m> Evaluator<'m> {
                     for escape in part.children(&mut c) {
                         out.push_source(&self.module.source[at..escape.start_byte()], at);
                         let e = self.module.text(escape);
-                        if raw || escape.kind() != "escape_sequence" {
+                        if raw || escape.kind_name() != "escape_sequence" {
                             out.push_source(e, escape.start_byte());
                         } else {
                             out.push_mapped(&unescape(e), escape.start_byte());
@@ -433,7 +433,7 @@ impl<'m> Evaluator<'m> {
                 a.named_children(&mut c).collect()
             })
             .unwrap_or_default();
-        if function.kind() != "attribute" {
+        if function.kind_name() != "attribute" {
             return Value::unknown(
                 node,
                 format!("the result of `{}(...)`", short(self.module.text(function))),
@@ -493,7 +493,7 @@ impl<'m> Evaluator<'m> {
             ("format", Value::Str(template)) => {
                 let mut values = Vec::new();
                 for arg in &args {
-                    if arg.kind() == "keyword_argument" {
+                    if arg.kind_name() == "keyword_argument" {
                         return Value::unknown(*arg, "`format` with keyword arguments");
                     }
                     match self.eval_in(*arg, locals) {
@@ -521,7 +521,7 @@ impl<'m> Evaluator<'m> {
         let [clause] = clauses.as_slice() else {
             return Value::unknown(node, "a comprehension with several clauses or a condition");
         };
-        if clause.kind() != "for_in_clause" {
+        if clause.kind_name() != "for_in_clause" {
             return Value::unknown(node, "a comprehension");
         }
         let (Some(target), Some(iterable)) = (clause.field("left"), clause.field("right")) else {
@@ -532,7 +532,7 @@ impl<'m> Evaluator<'m> {
             u @ Value::Unknown { .. } => return u,
             _ => return Value::unknown(iterable, "a comprehension over a non-list"),
         };
-        let names: Vec<&str> = match target.kind() {
+        let names: Vec<&str> = match target.kind_name() {
             "identifier" => vec![self.module.text(target)],
             "pattern_list" | "tuple_pattern" => {
                 let mut c = target.walk();
@@ -560,7 +560,7 @@ impl<'m> Evaluator<'m> {
                     scope.insert(name.to_string(), part);
                 }
             }
-            if body.kind() == "pair" {
+            if body.kind_name() == "pair" {
                 let (Some(k), Some(v)) = (body.field("key"), body.field("value")) else {
                     return Value::unknown(body, "a comprehension");
                 };
@@ -569,7 +569,7 @@ impl<'m> Evaluator<'m> {
                 list.push(self.eval_in(body, &scope));
             }
         }
-        if body.kind() == "pair" {
+        if body.kind_name() == "pair" {
             Value::Dict(entries)
         } else {
             Value::List(list)

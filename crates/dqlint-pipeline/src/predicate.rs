@@ -6,6 +6,9 @@
 //! equivalent; the converse is not claimed (different forms are reported
 //! only as "not shown equivalent").
 
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
 use sqlparser::ast::{BinaryOperator, Expr, UnaryOperator};
 use sqlparser::dialect::DatabricksDialect;
 use sqlparser::parser::Parser;
@@ -106,6 +109,45 @@ pub(crate) fn parse_bounded(sql: &str) -> Option<Expr> {
         .ok()?
         .parse_expr()
         .ok()
+}
+
+/// The normal forms of the predicate texts one run has seen, by text. The
+/// quarantine analysis reads the same rule texts many times (a rule dict
+/// shared by a clean table and its quarantine twin is normalised for the
+/// drop rules, their negations, the NULL guards and the expected negation,
+/// and a repository repeats rule texts across pipelines): each distinct
+/// text is parsed once. Shared by the threads comparing pairs.
+#[derive(Debug, Default)]
+pub struct Normaliser {
+    by_text: Mutex<HashMap<String, Option<Predicate>>>,
+}
+
+impl Normaliser {
+    /// [`normalise`], parsed once per distinct text.
+    pub fn normalise(&self, sql: &str) -> Option<Predicate> {
+        let seen = |by_text: &HashMap<String, Option<Predicate>>| by_text.get(sql).cloned();
+        if let Some(known) = seen(&self.by_text.lock().unwrap_or_else(PoisonError::into_inner)) {
+            return known;
+        }
+        // Parsed outside the lock: another thread may parse the same text
+        // meanwhile, to the same result.
+        let normal = normalise(sql);
+        self.by_text
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(sql.to_string(), normal.clone());
+        normal
+    }
+
+    /// [`nullable_operands`] through [`Self::normalise`].
+    pub fn nullable_operands(&self, rule: &str) -> Option<Vec<String>> {
+        Some(nullable_operands_of(&self.normalise(rule)?))
+    }
+
+    /// [`equivalent`] through [`Self::normalise`].
+    pub fn equivalent(&self, a: &str, b: &str) -> Option<bool> {
+        Some(self.normalise(a)? == self.normalise(b)?)
+    }
 }
 
 /// Whether `quarantine` is shown equivalent to `NOT (r1 AND ... AND rn)`.
@@ -340,8 +382,12 @@ pub fn can_be_null(rule: &str) -> Option<bool> {
 /// compared operands no `IS NOT NULL` conjunct guards and no null-safe form
 /// covers; an opaque atom counts as its own text.
 pub fn nullable_operands(rule: &str) -> Option<Vec<String>> {
-    let p = normalise(rule)?;
-    let conjuncts = match &p {
+    Some(nullable_operands_of(&normalise(rule)?))
+}
+
+/// [`nullable_operands`] of a normalised rule.
+fn nullable_operands_of(p: &Predicate) -> Vec<String> {
+    let conjuncts = match p {
         Predicate::And(parts) => parts.clone(),
         other => vec![other.clone()],
     };
@@ -361,7 +407,7 @@ pub fn nullable_operands(rule: &str) -> Option<Vec<String>> {
     }
     found.sort();
     found.dedup();
-    Some(found)
+    found
 }
 
 fn nullable(p: &Predicate, guarded: &[&str], found: &mut Vec<String>) {

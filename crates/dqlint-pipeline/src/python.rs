@@ -4,6 +4,7 @@
 //! `from dlt import expect`, `databricks.labs.dqx`).
 
 use std::collections::BTreeMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 
 use tree_sitter::{Node, Parser, Tree};
@@ -62,10 +63,32 @@ pub(crate) trait Field<'t> {
     fn field(&self, name: &str) -> Option<Node<'t>>;
 }
 
+/// Field ids by name, hashed with FNV-1a: a field name is a few letters,
+/// for which SipHash's setup costs more than the look-up.
+type FieldIds = std::collections::HashMap<&'static str, u16, BuildHasherDefault<Fnv>>;
+
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+        const PRIME: u64 = 0x0100_0000_01b3;
+        let mut hash = if self.0 == 0 { OFFSET } else { self.0 };
+        for &byte in bytes {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(PRIME);
+        }
+        self.0 = hash;
+    }
+}
+
 impl<'t> Field<'t> for Node<'t> {
     fn field(&self, name: &str) -> Option<Node<'t>> {
-        static IDS: std::sync::OnceLock<std::collections::HashMap<&'static str, u16>> =
-            std::sync::OnceLock::new();
+        static IDS: std::sync::OnceLock<FieldIds> = std::sync::OnceLock::new();
         let ids = IDS.get_or_init(|| {
             let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
             (1..=language.field_count() as u16)
@@ -76,6 +99,31 @@ impl<'t> Field<'t> for Node<'t> {
             Some(&id) => self.child_by_field_id(id),
             // Not a field of the grammar: what tree-sitter answers too.
             None => self.child_by_field_name(name),
+        }
+    }
+}
+
+/// A node's kind name from a table indexed by the grammar's kind id, read
+/// once: tree-sitter's own `kind` finds the name through a C string and
+/// checks it for UTF-8 at each call, and the reader's walks ask it of
+/// every node.
+pub(crate) trait KindName {
+    fn kind_name(&self) -> &'static str;
+}
+
+impl KindName for Node<'_> {
+    fn kind_name(&self) -> &'static str {
+        static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+        let names = NAMES.get_or_init(|| {
+            let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+            (0..language.node_kind_count() as u16)
+                .map(|id| language.node_kind_for_id(id).unwrap_or_default())
+                .collect()
+        });
+        match names.get(usize::from(self.kind_id())) {
+            Some(name) => name,
+            // `ERROR` has an id past the grammar's kinds.
+            None => self.kind(),
         }
     }
 }
@@ -119,7 +167,7 @@ impl PythonModule {
         let mut cursor = self.tree.walk();
         let mut stack = vec![self.tree.root_node()];
         while let Some(node) = stack.pop() {
-            if node.kind() == "comment" {
+            if node.kind_name() == "comment" {
                 out.push(node.byte_range());
                 continue;
             }
@@ -139,11 +187,11 @@ impl PythonModule {
         let root = self.tree.root_node();
         let mut cursor = root.walk();
         for statement in root.children(&mut cursor) {
-            match statement.kind() {
+            match statement.kind_name() {
                 "import_statement" => {
                     let mut c = statement.walk();
                     for name in statement.children_by_field_name("name", &mut c) {
-                        let (module, alias) = match name.kind() {
+                        let (module, alias) = match name.kind_name() {
                             "aliased_import" => (
                                 name.child_by_field_name("name").map(|n| self.text(n)),
                                 name.child_by_field_name("alias").map(|n| self.text(n)),
@@ -172,7 +220,7 @@ impl PythonModule {
                     }
                     let mut c = statement.walk();
                     for name in statement.children_by_field_name("name", &mut c) {
-                        let (api, local) = match name.kind() {
+                        let (api, local) = match name.kind_name() {
                             "aliased_import" => (
                                 name.child_by_field_name("name").map(|n| self.text(n)),
                                 name.child_by_field_name("alias").map(|n| self.text(n)),
@@ -232,7 +280,7 @@ fn collect_errors(node: Node, errors: &mut Vec<SyntaxError>) {
     if node.is_missing() {
         errors.push(SyntaxError {
             span: node.byte_range(),
-            message: format!("missing `{}`", node.kind()),
+            message: format!("missing `{}`", node.kind_name()),
         });
         return;
     }
@@ -306,6 +354,22 @@ mod tests {
             stack.extend(node.children(&mut cursor));
         }
         assert!(compared > 20, "{compared}");
+    }
+
+    #[test]
+    fn a_kind_by_its_id_is_the_kind_by_its_name() {
+        let module = PythonModule::parse(
+            "import dlt as d\n@d.table(name=f'{x!r:>3}')\ndef t(a, *b, c: int = 1, **k):\n    for k, v in R.items():\n        y = {k: v}[k] if a else lambda q: q\n    class C: pass\n    return spark.read.table('x').filter(~F.col('a')) # c\nprint 1\ndef broken(:\n",
+        );
+        let mut stack = vec![module.tree.root_node()];
+        let mut compared = 0;
+        while let Some(node) = stack.pop() {
+            assert_eq!(node.kind_name(), node.kind());
+            compared += 1;
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+        assert!(compared > 100, "{compared}");
     }
 
     #[test]

@@ -11,6 +11,7 @@ use tree_sitter::Node;
 
 use crate::eval::Value;
 use crate::model::{AutoCdc, CdcSource, Named};
+use crate::python::KindName;
 use crate::python_model::{Locals, Reader};
 
 impl<'m> Reader<'m, '_> {
@@ -77,7 +78,7 @@ impl<'m> Reader<'m, '_> {
         locals: &Locals,
     ) -> Option<Vec<Named>> {
         let node = args.keyword(name)?;
-        if node.kind() == "none" {
+        if node.kind_name() == "none" {
             return None;
         }
         self.name_list(node, locals)
@@ -86,11 +87,11 @@ impl<'m> Reader<'m, '_> {
     /// `["a", col("b")]` (or a name bound to a list of strings): the column
     /// names, as SQL-ish text.
     fn name_list(&self, node: Node<'m>, locals: &Locals) -> Option<Vec<Named>> {
-        if matches!(node.kind(), "list" | "tuple") {
+        if matches!(node.kind_name(), "list" | "tuple") {
             let mut c = node.walk();
             let items: Vec<Node<'m>> = node
                 .named_children(&mut c)
-                .filter(|n| n.kind() != "comment")
+                .filter(|n| n.kind_name() != "comment")
                 .collect();
             return Some(
                 items
@@ -124,7 +125,7 @@ impl<'m> Reader<'m, '_> {
     /// A `source=` that is a DataFrame rather than a name: a call, or a
     /// name bound to something other than a string.
     fn is_dataframe(&self, node: Node<'m>) -> bool {
-        match node.kind() {
+        match node.kind_name() {
             "call" | "attribute" | "subscript" => true,
             "parenthesized_expression" => node.named_child(0).is_some_and(|n| self.is_dataframe(n)),
             "identifier" => {
@@ -139,10 +140,10 @@ impl<'m> Reader<'m, '_> {
                 });
                 bound.is_some_and(|rhs| {
                     !matches!(
-                        rhs.kind(),
+                        rhs.kind_name(),
                         "string" | "concatenated_string" | "identifier" | "binary_operator"
                     ) && matches!(
-                        rhs.kind(),
+                        rhs.kind_name(),
                         "call" | "parenthesized_expression" | "attribute"
                     )
                 })

@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use crate::python::Field;
+use crate::python::{Field, KindName};
 use tree_sitter::Node;
 
 use crate::eval::Value;
@@ -201,7 +201,7 @@ impl<'m> Reader<'m, '_> {
         let root = self.module.tree.root_node();
         let mut node = root.descendant_for_byte_range(at, at + 1)?;
         loop {
-            match node.kind() {
+            match node.kind_name() {
                 "pair" => return Some(node.byte_range()),
                 "expression_statement" | "import_from_statement" => return Some(node.byte_range()),
                 "module" => return None,
@@ -214,18 +214,18 @@ impl<'m> Reader<'m, '_> {
     /// passed, or the module-level literal a name in the argument is bound to.
     fn duplicate_keys(&mut self, rules: Node<'m>, locals: &Locals) {
         let mut literals = Vec::new();
-        if rules.kind() == "dictionary" {
+        if rules.kind_name() == "dictionary" {
             literals.push(rules);
         }
         let mut stack = vec![rules];
         while let Some(n) = stack.pop() {
-            if n.kind() == "identifier" {
+            if n.kind_name() == "identifier" {
                 if let Some(bindings) = self.module_bindings.get(self.text(n)) {
                     literals.extend(
                         bindings
                             .iter()
                             .map(|(_, rhs)| *rhs)
-                            .filter(|rhs| rhs.kind() == "dictionary"),
+                            .filter(|rhs| rhs.kind_name() == "dictionary"),
                     );
                 }
             }
@@ -240,7 +240,7 @@ impl<'m> Reader<'m, '_> {
             let mut c = dict.walk();
             let pairs: Vec<Node<'m>> = dict
                 .named_children(&mut c)
-                .filter(|p| p.kind() == "pair")
+                .filter(|p| p.kind_name() == "pair")
                 .collect();
             for pair in pairs {
                 let Some(key) = pair.field("key") else {

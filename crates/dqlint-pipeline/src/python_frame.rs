@@ -11,7 +11,7 @@
 
 use std::collections::HashSet;
 
-use crate::python::Field;
+use crate::python::{Field, KindName};
 use tree_sitter::Node;
 
 use crate::eval::Value;
@@ -132,7 +132,7 @@ impl<'m> Reader<'m, '_> {
         let mut cursor = region.walk();
         let mut steps = 0;
         while let Some(node) = stack.pop() {
-            match node.kind() {
+            match node.kind_name() {
                 "call" => {
                     if let Some((read, streaming)) = self.read_call(node, locals) {
                         if let Some(read) = read {
@@ -186,7 +186,7 @@ impl<'m> Reader<'m, '_> {
             Some("read") => false,
             Some("read_stream") => true,
             _ => {
-                if function.kind() != "attribute" {
+                if function.kind_name() != "attribute" {
                     return None;
                 }
                 let method = self.text(function.field("attribute")?);
@@ -216,7 +216,7 @@ impl<'m> Reader<'m, '_> {
     /// `spark.readStream[.option(...)...]` -> streaming, `spark.read[...]` -> batch.
     fn reader_kind(&self, mut node: Node<'m>) -> Option<bool> {
         for _ in 0..MAX_STEPS {
-            match node.kind() {
+            match node.kind_name() {
                 "attribute" => {
                     let object = node.field("object")?;
                     let attribute = self.text(node.field("attribute")?);
@@ -246,7 +246,7 @@ impl<'m> Reader<'m, '_> {
     /// one `return`: its definition.
     fn trivial_helper(&self, call: Node<'m>) -> Option<Node<'m>> {
         let function = call.field("function")?;
-        if function.kind() != "identifier" {
+        if function.kind_name() != "identifier" {
             return None;
         }
         let helper = *self.helpers.get(self.text(function))?;
@@ -267,10 +267,10 @@ impl<'m> Reader<'m, '_> {
         let bindings = self.module_bindings.get(name)?;
         if let Some(parent) = ident.parent() {
             // The attribute of `x.name` or the name of `name=` is not a use.
-            if parent.kind() == "attribute" && parent.field("attribute") == Some(ident) {
+            if parent.kind_name() == "attribute" && parent.field("attribute") == Some(ident) {
                 return None;
             }
-            if parent.kind() == "keyword_argument" && parent.field("name") == Some(ident) {
+            if parent.kind_name() == "keyword_argument" && parent.field("name") == Some(ident) {
                 return None;
             }
         }
@@ -297,7 +297,7 @@ impl<'m> Reader<'m, '_> {
             .rfind(|a| {
                 a.end_byte() <= ident.start_byte()
                     && a.field("left")
-                        .is_some_and(|l| l.kind() == "identifier" && self.text(l) == name)
+                        .is_some_and(|l| l.kind_name() == "identifier" && self.text(l) == name)
             })
             .and_then(|a| a.field("right"))
     }
@@ -310,7 +310,7 @@ impl<'m> Reader<'m, '_> {
         let mut node = expression;
         let mut base = None;
         for _ in 0..MAX_STEPS {
-            match node.kind() {
+            match node.kind_name() {
                 "parenthesized_expression" => match node.named_child(0) {
                     Some(inner) => node = inner,
                     None => break,
@@ -334,7 +334,7 @@ impl<'m> Reader<'m, '_> {
                     let Some(function) = node.field("function") else {
                         break;
                     };
-                    if function.kind() != "attribute" {
+                    if function.kind_name() != "attribute" {
                         break;
                     }
                     let (Some(object), Some(method)) =
@@ -401,7 +401,10 @@ impl<'m> Reader<'m, '_> {
                     });
                 }
                 "withColumns" => {
-                    let Some(map) = args.positional.first().filter(|m| m.kind() == "dictionary")
+                    let Some(map) = args
+                        .positional
+                        .first()
+                        .filter(|m| m.kind_name() == "dictionary")
                     else {
                         select = None;
                         continue;
@@ -462,7 +465,7 @@ impl<'m> Reader<'m, '_> {
     /// `spark.sql(text)`: its text argument.
     fn spark_sql(&self, call: Node<'m>) -> Option<Node<'m>> {
         let function = call.field("function")?;
-        if function.kind() != "attribute"
+        if function.kind_name() != "attribute"
             || self.text(function.field("attribute")?) != "sql"
             || !self.is_spark(function.field("object")?)
         {
@@ -561,7 +564,7 @@ impl<'m> Reader<'m, '_> {
         }
         let mut nodes = Vec::new();
         for arg in &args.positional {
-            if matches!(arg.kind(), "list" | "tuple") {
+            if matches!(arg.kind_name(), "list" | "tuple") {
                 let mut c = arg.walk();
                 nodes.extend(arg.named_children(&mut c));
             } else {
@@ -570,7 +573,7 @@ impl<'m> Reader<'m, '_> {
         }
         let keys: Vec<Named> = nodes
             .into_iter()
-            .map(|node| match node.kind() {
+            .map(|node| match node.kind_name() {
                 "call" if self.is_col(node) => {
                     let args = self.args(node);
                     self.named(args.positional.first().copied()?, locals)
@@ -591,8 +594,8 @@ impl<'m> Reader<'m, '_> {
             let Some(function) = item.field("function") else {
                 continue;
             };
-            if item.kind() != "call"
-                || function.kind() != "attribute"
+            if item.kind_name() != "call"
+                || function.kind_name() != "attribute"
                 || !function
                     .field("attribute")
                     .is_some_and(|a| matches!(self.text(a), "alias" | "name"))
@@ -620,14 +623,14 @@ impl<'m> Reader<'m, '_> {
         let Some(function) = node.field("function") else {
             return false;
         };
-        if node.kind() != "call" || last_segment(self.text(function)) != "count" {
+        if node.kind_name() != "call" || last_segment(self.text(function)) != "count" {
             return false;
         }
         let args = self.args(node);
         let [only] = args.positional.as_slice() else {
             return false;
         };
-        match only.kind() {
+        match only.kind_name() {
             "call" => {
                 let f = only.field("function");
                 f.is_some_and(|f| last_segment(self.text(f)) == "lit")
@@ -644,13 +647,13 @@ impl<'m> Reader<'m, '_> {
             Value::Str(s) => Constraint::Known(s),
             Value::Unknown { span, reason } => {
                 let column = matches!(
-                    arg.kind(),
+                    arg.kind_name(),
                     "comparison_operator" | "unary_operator" | "boolean_operator" | "not_operator"
-                ) || (arg.kind() == "binary_operator"
+                ) || (arg.kind_name() == "binary_operator"
                     && arg
                         .field("operator")
                         .is_some_and(|o| matches!(self.text(o), "&" | "|")))
-                    || arg.kind() == "call";
+                    || arg.kind_name() == "call";
                 if column {
                     Constraint::Unknown {
                         span: arg.byte_range(),
@@ -672,7 +675,7 @@ impl<'m> Reader<'m, '_> {
 
     /// The SQL string of `F.expr("...")` / `expr("...")`.
     fn expr_argument(&self, node: Node<'m>) -> Option<Node<'m>> {
-        if node.kind() != "call" {
+        if node.kind_name() != "call" {
             return None;
         }
         let function = node.field("function")?;
@@ -693,7 +696,7 @@ impl<'m> Reader<'m, '_> {
         }
         let mut items = Vec::new();
         for arg in &args.positional {
-            if matches!(arg.kind(), "list" | "tuple") {
+            if matches!(arg.kind_name(), "list" | "tuple") {
                 let mut c = arg.walk();
                 for item in arg.named_children(&mut c) {
                     items.push(self.select_item(item, locals, facts)?);
@@ -712,7 +715,7 @@ impl<'m> Reader<'m, '_> {
         locals: &Locals,
         facts: &mut FrameFacts,
     ) -> Option<Named> {
-        match node.kind() {
+        match node.kind_name() {
             "string" | "identifier" | "concatenated_string" => {
                 let named = self.named(node, locals)?;
                 column_name(named)
@@ -721,7 +724,7 @@ impl<'m> Reader<'m, '_> {
                 let function = node.field("function")?;
                 let callee = self.text(function);
                 let args = self.args(node);
-                if function.kind() == "attribute" {
+                if function.kind_name() == "attribute" {
                     let method = self.text(function.field("attribute")?);
                     if matches!(method, "alias" | "name") {
                         let object = function.field("object")?;
@@ -746,7 +749,7 @@ impl<'m> Reader<'m, '_> {
     }
 
     fn is_col(&self, node: Node<'m>) -> bool {
-        node.kind() == "call"
+        node.kind_name() == "call"
             && node
                 .field("function")
                 .is_some_and(|f| matches!(last_segment(self.text(f)), "col" | "column"))
@@ -812,7 +815,7 @@ impl<'m> Reader<'m, '_> {
             return written();
         }
         let inner = |n: Node<'m>| self.sqlish_at(n, locals, depth + 1);
-        match node.kind() {
+        match node.kind_name() {
             "string" | "concatenated_string" | "identifier" => match self.value(node, locals) {
                 Value::Str(s) => s.text,
                 _ => written(),
@@ -877,7 +880,7 @@ impl<'m> Reader<'m, '_> {
                 if args.splat {
                     return written();
                 }
-                let (name, object) = match function.kind() {
+                let (name, object) = match function.kind_name() {
                     "identifier" => (self.text(function), None),
                     "attribute" => {
                         let (Some(object), Some(attribute)) =
@@ -892,7 +895,7 @@ impl<'m> Reader<'m, '_> {
                 match object {
                     // A function of a namespace (`F.coalesce(...)`) or a bare one.
                     None => self.sql_function(name, &args, locals, depth),
-                    Some(o) if o.kind() == "identifier" => {
+                    Some(o) if o.kind_name() == "identifier" => {
                         self.sql_function(name, &args, locals, depth)
                     }
                     // A method of a Column (`F.col("a").cast("int")`).
@@ -929,7 +932,7 @@ impl<'m> Reader<'m, '_> {
                 Value::Str(s) => s.text,
                 _ => inner(*one),
             },
-            ("lit", [one]) => match one.kind() {
+            ("lit", [one]) => match one.kind_name() {
                 "string" => match self.value(*one, locals) {
                     Value::Str(s) => format!("'{}'", s.text.replace('\'', "''")),
                     _ => inner(*one),
@@ -950,7 +953,7 @@ fn is_parameter(reader: &Reader, function: Node, name: &str) -> bool {
     };
     let mut c = parameters.walk();
     let found = parameters.named_children(&mut c).any(|p| {
-        let n = match p.kind() {
+        let n = match p.kind_name() {
             "identifier" => Some(p),
             "default_parameter" | "typed_default_parameter" => p.field("name"),
             "typed_parameter" => p.named_child(0),
@@ -965,16 +968,30 @@ fn is_parameter(reader: &Reader, function: Node, name: &str) -> bool {
 fn returns(body: Node) -> Vec<Node> {
     let mut out = Vec::new();
     let mut stack = vec![body];
+    let mut cursor = body.walk();
     while let Some(n) = stack.pop() {
-        match n.kind() {
+        match n.kind_name() {
             "function_definition" | "class_definition" | "lambda" => continue,
             "return_statement" => out.push(n),
             _ => {}
         }
-        let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
+        if !holds_statements(n) {
+            continue;
+        }
+        crate::python_model::push_named_children(n, &mut cursor, &mut stack);
     }
     out
+}
+
+/// Whether a statement can be inside `node`: not inside an expression or
+/// a simple statement that parsed without errors (the grammar puts
+/// statements in blocks only). Most of a function body is expressions.
+pub(crate) fn holds_statements(node: Node) -> bool {
+    node.has_error()
+        || !matches!(
+            node.kind_name(),
+            "return_statement" | "expression_statement" | "call" | "attribute"
+        )
 }
 
 /// A column name as the frame names it (`t.a` -> `a`), not `*`.

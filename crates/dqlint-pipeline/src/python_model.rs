@@ -22,7 +22,7 @@ use std::ops::Range;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::python::Field;
+use crate::python::{Field, KindName};
 use tree_sitter::Node;
 
 use crate::eval::{Defined, Evaluated, Evaluator, Value};
@@ -139,11 +139,11 @@ pub fn imported_values(
             || name.starts_with("databricks."))
     };
     for statement in root.children(&mut cursor) {
-        if statement.kind() == "import_statement" {
+        if statement.kind_name() == "import_statement" {
             // `import conf.rules as r`: its names as `r.NAME`.
             let mut c = statement.walk();
             for imported in statement.children_by_field_name("name", &mut c) {
-                let (dotted, alias) = match imported.kind() {
+                let (dotted, alias) = match imported.kind_name() {
                     "aliased_import" => (imported.field("name"), imported.field("alias")),
                     _ => (Some(imported), Some(imported)),
                 };
@@ -169,7 +169,7 @@ pub fn imported_values(
             }
             continue;
         }
-        if statement.kind() != "import_from_statement" {
+        if statement.kind_name() != "import_from_statement" {
             continue;
         }
         let Some(from) = statement.field("module_name") else {
@@ -190,7 +190,7 @@ pub fn imported_values(
         let mut w = statement.walk();
         if let Some(star) = statement
             .children(&mut w)
-            .find(|n| n.kind() == "wildcard_import")
+            .find(|n| n.kind_name() == "wildcard_import")
         {
             for (binding, value) in evaluator.bindings() {
                 out.insert(binding.to_string(), remap(value, star.byte_range(), &name));
@@ -199,7 +199,7 @@ pub fn imported_values(
         }
         let mut c = statement.walk();
         for imported in statement.children_by_field_name("name", &mut c) {
-            let (original, local) = match imported.kind() {
+            let (original, local) = match imported.kind_name() {
                 "aliased_import" => (imported.field("name"), imported.field("alias")),
                 _ => (Some(imported), Some(imported)),
             };
@@ -352,12 +352,12 @@ impl<'m, 'f> Reader<'m, 'f> {
         let root = module.tree.root_node();
         let mut cursor = root.walk();
         for statement in root.children(&mut cursor) {
-            match statement.kind() {
+            match statement.kind_name() {
                 "expression_statement" => {
                     let Some(assignment) = statement.named_child(0) else {
                         continue;
                     };
-                    if assignment.kind() != "assignment" {
+                    if assignment.kind_name() != "assignment" {
                         continue;
                     }
                     let (Some(left), Some(right)) =
@@ -365,7 +365,7 @@ impl<'m, 'f> Reader<'m, 'f> {
                     else {
                         continue;
                     };
-                    if left.kind() == "identifier" {
+                    if left.kind_name() == "identifier" {
                         module_bindings
                             .entry(module.text(left))
                             .or_default()
@@ -428,7 +428,7 @@ impl<'m, 'f> Reader<'m, 'f> {
 
     /// The pipeline API a callee names (`dp.table` -> `table`).
     pub fn api(&self, callee: Node) -> Option<String> {
-        match callee.kind() {
+        match callee.kind_name() {
             "identifier" | "attribute" => self.discovery.api_name(self.text(callee)),
             _ => None,
         }
@@ -447,7 +447,7 @@ impl<'m, 'f> Reader<'m, 'f> {
         args.list = Some(list);
         let mut cursor = list.walk();
         for arg in list.named_children(&mut cursor) {
-            match arg.kind() {
+            match arg.kind_name() {
                 "comment" => {}
                 "keyword_argument" => {
                     if let (Some(name), Some(value)) = (arg.field("name"), arg.field("value")) {
@@ -489,7 +489,7 @@ impl<'m, 'f> Reader<'m, 'f> {
         let mut cursor = root.walk();
         while let Some((node, locals, loops)) = stack.pop() {
             let mut visit_children = true;
-            match node.kind() {
+            match node.kind_name() {
                 "import_statement" | "import_from_statement" => self.legacy_import(node),
                 "decorated_definition" => self.decorated(node, &locals),
                 "call" => self.call(node, &locals),
@@ -508,12 +508,12 @@ impl<'m, 'f> Reader<'m, 'f> {
                 _ => {}
             }
             if visit_children {
-                // Children pop in source order. Punctuation and keywords
-                // (anonymous leaves) hold nothing the walk looks for.
+                // Children pop in source order. Leaves (names, numbers,
+                // punctuation and keywords) hold nothing the walk looks for.
                 let first = stack.len();
                 stack.extend(
                     node.children(&mut cursor)
-                        .filter(|child| child.is_named() || child.child_count() > 0)
+                        .filter(|child| child.child_count() > 0)
                         .map(|child| (child, locals.clone(), loops)),
                 );
                 stack[first..].reverse();
@@ -529,7 +529,7 @@ impl<'m, 'f> Reader<'m, 'f> {
         let Value::List(items) = self.value(iterable, locals) else {
             return None;
         };
-        let names: Vec<&str> = match target.kind() {
+        let names: Vec<&str> = match target.kind_name() {
             "identifier" => vec![self.text(target)],
             "pattern_list" | "tuple_pattern" => {
                 let mut c = target.walk();
@@ -562,12 +562,12 @@ impl<'m, 'f> Reader<'m, 'f> {
     }
 
     fn legacy_import(&mut self, node: Node<'m>) {
-        let legacy = match node.kind() {
+        let legacy = match node.kind_name() {
             "import_statement" => {
                 let mut c = node.walk();
                 let names: Vec<Node> = node.children_by_field_name("name", &mut c).collect();
                 names.iter().any(|n| {
-                    let module = match n.kind() {
+                    let module = match n.kind_name() {
                         "aliased_import" => n.field("name"),
                         _ => Some(*n),
                     };
@@ -579,7 +579,7 @@ impl<'m, 'f> Reader<'m, 'f> {
                 .is_some_and(|m| self.text(m) == "dlt"),
         };
         if legacy {
-            let written = if node.kind() == "import_statement" {
+            let written = if node.kind_name() == "import_statement" {
                 "import dlt"
             } else {
                 "from dlt import"
@@ -596,8 +596,8 @@ impl<'m, 'f> Reader<'m, 'f> {
         let mut c = node.walk();
         let expression = node
             .named_children(&mut c)
-            .find(|n| n.kind() != "comment")?;
-        let (callee, call) = if expression.kind() == "call" {
+            .find(|n| n.kind_name() != "comment")?;
+        let (callee, call) = if expression.kind_name() == "call" {
             (expression.field("function")?, Some(expression))
         } else {
             (expression, None)
@@ -652,13 +652,13 @@ impl<'m, 'f> Reader<'m, 'f> {
         let Some(function) = node.field("definition") else {
             return;
         };
-        if function.kind() != "function_definition" {
+        if function.kind_name() != "function_definition" {
             return;
         }
         let mut c = node.walk();
         let decorators: Vec<Decorator<'m>> = node
             .children(&mut c)
-            .filter(|n| n.kind() == "decorator")
+            .filter(|n| n.kind_name() == "decorator")
             .filter_map(|n| self.decorator(n))
             .collect();
         self.udf_decorators(function, &decorators);
@@ -806,7 +806,7 @@ impl<'m, 'f> Reader<'m, 'f> {
     /// `table_properties={...}`: the entries whose key and value are known.
     fn properties(&self, node: Node<'m>, locals: &Locals) -> Vec<(String, String)> {
         let scalar = |n: Node<'m>| -> Option<String> {
-            match n.kind() {
+            match n.kind_name() {
                 "true" => Some("true".to_string()),
                 "false" => Some("false".to_string()),
                 "integer" | "float" => Some(self.text(n).to_string()),
@@ -816,11 +816,11 @@ impl<'m, 'f> Reader<'m, 'f> {
                 },
             }
         };
-        if node.kind() == "dictionary" {
+        if node.kind_name() == "dictionary" {
             let mut c = node.walk();
             return node
                 .named_children(&mut c)
-                .filter(|p| p.kind() == "pair")
+                .filter(|p| p.kind_name() == "pair")
                 .filter_map(|p| Some((scalar(p.field("key")?)?, scalar(p.field("value")?)?)))
                 .collect();
         }
@@ -854,7 +854,7 @@ impl<'m, 'f> Reader<'m, 'f> {
         let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
             return;
         };
-        if left.kind() != "identifier" || right.kind() != "call" {
+        if left.kind_name() != "identifier" || right.kind_name() != "call" {
             return;
         }
         let Some(function) = right.field("function") else {
@@ -971,7 +971,7 @@ impl<'m, 'f> Reader<'m, 'f> {
         if let Some(parameters) = function.field("parameters") {
             let mut c = parameters.walk();
             for p in parameters.named_children(&mut c) {
-                let name = match p.kind() {
+                let name = match p.kind_name() {
                     "identifier" => Some(p),
                     "default_parameter" | "typed_default_parameter" => p.field("name"),
                     "typed_parameter" => p.named_child(0),
@@ -1000,7 +1000,7 @@ impl<'m, 'f> Reader<'m, 'f> {
             else {
                 continue;
             };
-            if left.kind() == "identifier" {
+            if left.kind_name() == "identifier" {
                 let value = self.eval.eval_with(right, scope);
                 scope.insert(self.text(left).to_string(), value);
             }
@@ -1015,7 +1015,7 @@ fn function_definitions(root: Node) -> Vec<Node> {
     let mut stack = vec![root];
     let mut cursor = root.walk();
     while let Some(n) = stack.pop() {
-        match n.kind() {
+        match n.kind_name() {
             "function_definition" => out.push(n),
             // A definition is a statement: none is inside these (a lambda
             // is no `function_definition`), and they are most of a tree.
@@ -1051,9 +1051,12 @@ fn local_assignments(body: Node) -> Vec<Node> {
     let mut stack = vec![body];
     let mut cursor = body.walk();
     while let Some(n) = stack.pop() {
-        match n.kind() {
+        match n.kind_name() {
             "function_definition" | "class_definition" | "lambda" => continue,
             "assignment" => out.push(n),
+            // An assignment is a statement, or the right-hand side of one
+            // (`a = b = 1`): none is inside a `return` or a call.
+            "return_statement" | "call" | "attribute" if !n.has_error() => continue,
             _ => {}
         }
         push_named_children(n, &mut cursor, &mut stack);

@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use crate::eval::Evaluated;
 use crate::model::{Constraint, Dataset, ExpectAction, PipelineExpectation, Read};
-use crate::predicate::{self, Predicate};
+use crate::predicate::{self, Normaliser, Predicate};
 use crate::witness::{self, Row};
 
 /// A dataset and the file it is declared in (an index the caller chose).
@@ -124,8 +124,10 @@ pub fn patterns<'a>(
         pairs.push((chosen, quarantine));
     }
     // Normalising and comparing a pair's predicates is most of the work,
-    // and each pair is its own: in parallel, in the order found.
+    // and each pair is its own: in parallel, in the order found, each
+    // distinct predicate text normalised once.
     use rayon::prelude::*;
+    let normaliser = Normaliser::default();
     let found: Vec<QuarantinePattern<'a>> = pairs
         .into_par_iter()
         .map(
@@ -134,7 +136,7 @@ pub fn patterns<'a>(
                 quarantine,
                 clean_read,
                 quarantine_read,
-                coverage: coverage(clean.1, quarantine.1),
+                coverage: coverage(&normaliser, clean.1, quarantine.1),
             },
         )
         .collect();
@@ -333,13 +335,17 @@ fn known(c: &Constraint) -> Option<&Evaluated> {
     }
 }
 
-fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
+fn coverage<'a>(
+    predicates: &Normaliser,
+    clean: &'a Dataset,
+    q: &'a Dataset,
+) -> Option<Coverage<'a>> {
     let q_texts: Vec<&str> = predicate_parts(q)
         .into_iter()
         .map(|c| known(c).map(|t| t.text.as_str()))
         .collect::<Option<_>>()?;
     let q_sql = conjunction(&q_texts);
-    let mut q_norm = predicate::normalise(&q_sql)?;
+    let mut q_norm = predicates.normalise(&q_sql)?;
     // The clean dataset's own row filters (`.filter("topic = 'orders'")`)
     // bound both sides: within them the quarantine should be NOT (rules).
     // Its conjuncts equal to them are shared, not extra; when the clean
@@ -351,7 +357,7 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
         .map(|f| known(&f.predicate).map(|t| t.text.as_str()))
         .collect::<Option<_>>()?;
     if !clean_filters.is_empty() {
-        let shared = conjuncts(&predicate::normalise(&conjunction(&clean_filters))?);
+        let shared = conjuncts(&predicates.normalise(&conjunction(&clean_filters))?);
         let q_parts = conjuncts(&q_norm);
         if !shared.iter().all(|c| q_parts.contains(c)) {
             return None;
@@ -379,7 +385,7 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
         }
     }
     let negation_disjuncts = |rule: &str| -> Option<BTreeSet<Predicate>> {
-        Some(disjuncts(&predicate::normalise(&format!("NOT ({rule})"))?))
+        Some(disjuncts(&predicates.normalise(&format!("NOT ({rule})"))?))
     };
     let covers =
         |rule: &str| -> Option<bool> { Some(negation_disjuncts(rule)?.is_subset(&q_disjuncts)) };
@@ -394,7 +400,7 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
             uncovered.push(e);
             continue;
         }
-        let nullable = predicate::nullable_operands(text)?;
+        let nullable = predicates.nullable_operands(text)?;
         let guarded_by_is_null = |operand: &String| {
             q_disjuncts.contains(&Predicate::IsNull {
                 operand: operand.clone(),
@@ -410,7 +416,7 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
     for &(e, text) in &warn_rules {
         let same_as_drop = drop_rules
             .iter()
-            .any(|(_, d)| predicate::equivalent(d, text) == Some(true));
+            .any(|(_, d)| predicates.equivalent(d, text) == Some(true));
         if !same_as_drop && covers(text)? {
             covered_warn.push(e);
         }
@@ -426,7 +432,7 @@ fn coverage<'a>(clean: &'a Dataset, q: &'a Dataset) -> Option<Coverage<'a>> {
                 .map(|(_, t)| *t),
         )
         .collect();
-    let expected = predicate::normalise(&negation(&expected_rules))?;
+    let expected = predicates.normalise(&negation(&expected_rules))?;
     // `col IS NULL` for a nullable column of a covered rule is no extra
     // condition: it keeps the NULL rows the clean dataset drops too.
     let null_guards: BTreeSet<Predicate> = covered_nullable

@@ -73,7 +73,8 @@
 //! Select the clean branch's columns, in its order, in the remediated
 //! branch.
 
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
 use dqlint_pipeline::model::{CdcSource, Named, Read};
@@ -95,22 +96,30 @@ struct Branch<'c> {
     span: Range<usize>,
 }
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check<'c>(ctx: &'c Context, out: &mut Findings) {
     let me = rule("DQ925");
     let index = DatasetIndex::new(ctx);
     let quarantines: std::collections::HashSet<String> = quarantine_patterns(ctx)
         .iter()
         .map(|p| dataset_key(&p.quarantine.1.name.name))
         .collect();
-    let is_quarantine = |name: &str| {
-        quarantines.contains(&dataset_key(name))
+    // Asked of every read of every branch, and many branches read the
+    // same datasets: answered once per name.
+    let answered: RefCell<HashMap<&str, bool>> = RefCell::default();
+    let is_quarantine = |name: &'c str| {
+        if let Some(&known) = answered.borrow().get(name) {
+            return known;
+        }
+        let quarantine = quarantines.contains(&dataset_key(name))
             || index
                 .get(name)
                 .is_some_and(|(_, d)| quarantines.contains(&dataset_key(&d.name.name)))
-            || ctx.dlt.is_quarantine_name(name)
+            || ctx.dlt.is_quarantine_name(name);
+        answered.borrow_mut().insert(name, quarantine);
+        quarantine
     };
     // Fed by a quarantine: reads one, or reads a dataset that reads one.
-    let remediated = |branch: &Branch| {
+    let remediated = |branch: &Branch<'c>| {
         branch.reads.iter().any(|r| {
             is_quarantine(r)
                 || index.get(r).is_some_and(|(_, d)| {
