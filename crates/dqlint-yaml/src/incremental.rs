@@ -44,6 +44,10 @@ struct LiveDocument {
     /// describes the current text and the next tree-sitter parse can start
     /// from it.
     tree: Option<tree_sitter::Tree>,
+    /// Known to hold no anchor, alias, tab, carriage return or control
+    /// character (set by a block re-read, which checks; `false` when not
+    /// known).
+    plain: bool,
 }
 
 /// How documents were brought up to date, counted over the buffer's life
@@ -263,7 +267,8 @@ impl LiveYaml {
         // Copies the parse only if someone still holds it.
         let file = Arc::make_mut(&mut self.yaml);
         let document = &mut file.documents[before];
-        let Some((by, lines, comments)) = items.iter().find_map(|item| {
+        let plain = self.documents[before].plain;
+        let Some((read, lines)) = items.iter().find_map(|item| {
             block::reread_item(
                 &mut self.reader,
                 document,
@@ -272,11 +277,17 @@ impl LiveYaml {
                 new_span.clone(),
                 change,
                 item,
+                plain,
             )
-            .map(|(by, comments)| (by, item.lines.clone(), comments))
+            .map(|read| (read, item.lines.clone()))
         }) else {
             return false;
         };
+        let block::Reread {
+            by,
+            comments,
+            plain,
+        } = read;
         self.stats.block_reads += 1;
         match by {
             ReadBy::FastReader => self.stats.fast_reads += 1,
@@ -296,6 +307,7 @@ impl LiveYaml {
             }
         }
         live.comments.extend(comments);
+        live.plain = plain;
         if let Some(tree) = &mut live.tree {
             tree.edit(&input_edit(
                 &old_text.as_bytes()[old_span.clone()],
@@ -357,6 +369,7 @@ impl LiveYaml {
             errors: read.errors,
             comments: read.comments,
             tree,
+            plain: false,
         };
         (read.document, live)
     }

@@ -247,11 +247,64 @@ fn has_context_or_odd_bytes(bytes: &[u8]) -> bool {
     })
 }
 
+/// What [`reread_item`] read.
+pub(super) struct Reread {
+    pub by: ReadBy,
+    /// The comments of the item's lines (to take the old ones' place).
+    pub comments: Vec<Range<usize>>,
+    /// Whether the whole document is free of what [`has_context_or_odd_bytes`]
+    /// looks for (to spare the next edit reading it all again).
+    pub plain: bool,
+}
+
+/// How the item's lines move the bracket depth [`too_deep`] counts (its
+/// scan: quotes end at line ends, comments are skipped): `None` unless they
+/// never go below the depth they start at and end at it, else the deepest
+/// they go above it. Both must be so, the new no deeper: then every depth
+/// the scan of the new document meets is one the old one met, or a smaller.
+fn same_or_shallower_nesting(old: &str, new: &str) -> bool {
+    fn excursion(text: &str) -> Option<usize> {
+        let bytes = text.as_bytes();
+        let (mut depth, mut deepest) = (0usize, 0usize);
+        let mut quote: Option<u8> = None;
+        let mut at = 0;
+        while at < bytes.len() {
+            let b = bytes[at];
+            match (quote, b) {
+                (_, b'\n') => quote = None,
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, b'"' | b'\'') => quote = Some(b),
+                (None, b'#') => match bytes[at..].iter().position(|c| *c == b'\n') {
+                    Some(to_break) => {
+                        at += to_break;
+                        continue;
+                    }
+                    None => break,
+                },
+                (None, b'[' | b'{') => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                (None, b']' | b'}') => depth = depth.checked_sub(1)?,
+                _ => {}
+            }
+            at += 1;
+        }
+        (depth == 0).then_some(deepest)
+    }
+    matches!((excursion(old), excursion(new)), (Some(old), Some(new)) if new <= old)
+}
+
 /// Brings `document` (its lines in `old_text`, the text before `change`)
 /// up to date with `text`, when the edit lies in the block sequence item
-/// `item` and that item can be read alone: returns the item's comments
-/// before and after the edit (to take out and put in), or `None`, with
-/// `document` untouched, when the whole document must be read again.
+/// `item` and that item can be read alone (`plain`: the document before
+/// the edit held nothing [`has_context_or_odd_bytes`] looks for); `None`,
+/// with `document` untouched, when the whole document must be read again.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the edit, the item and the document's two states"
+)]
 pub(super) fn reread_item(
     reader: &mut DocumentReader,
     document: &mut Document,
@@ -260,7 +313,8 @@ pub(super) fn reread_item(
     new_span: Range<usize>,
     change: &Replacement,
     item: &Item,
-) -> Option<(ReadBy, Vec<Range<usize>>)> {
+    plain: bool,
+) -> Option<Reread> {
     let old_lines = item.lines.clone();
     let new_lines = old_lines.start..change.moved(old_lines.end);
     if new_lines.end > new_span.end
@@ -344,11 +398,22 @@ pub(super) fn reread_item(
         .iter()
         .map(|c| to_text.moved_range(c))
         .collect();
-    // The document-wide guards, last: they read the whole document.
+    // The document-wide guards, last. The text around the item is the
+    // same as before the edit, when the document read without errors:
+    // not nested too deep, and plain when `plain` says so.
     let source = &text[new_span.clone()];
-    if has_context_or_odd_bytes(source.as_bytes())
-        || too_deep(source).is_some()
-        || source.lines().count() > MAX_DOCUMENT_LINES
+    let new_item_text = &text[new_lines.clone()];
+    let now_plain = if plain {
+        !has_context_or_odd_bytes(new_item_text.as_bytes())
+    } else {
+        !has_context_or_odd_bytes(source.as_bytes())
+    };
+    let lines = source.bytes().filter(|b| *b == b'\n').count() + 1;
+    if !now_plain
+        || lines > MAX_DOCUMENT_LINES
+        || (too_deep(new_item_text).is_some()
+            || !same_or_shallower_nesting(&old_text[old_lines.clone()], new_item_text))
+            && too_deep(source).is_some()
     {
         return None;
     }
@@ -374,7 +439,11 @@ pub(super) fn reread_item(
         }
     }
     document.span = new_span;
-    Some((by, comments))
+    Some(Reread {
+        by,
+        comments,
+        plain: now_plain,
+    })
 }
 
 /// The item `index` of the sequence at `path` under `root`.
@@ -417,7 +486,10 @@ fn ancestors_fit(root: &Node, item: &Item, item_end: usize, lines: &Range<usize>
 /// Puts `new_item` in the place of item `index` of the sequence at `path`,
 /// ends the nodes around it that ended with the old item with the new one,
 /// and moves every node after the item's lines by the edit.
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the splice's inputs, each used once"
+)]
 fn splice(
     root: &mut Node,
     path: &[usize],
