@@ -752,7 +752,10 @@ impl Workspace {
                 last.clear();
             }
             *lock(&project.quick_view) = None;
-            crate::memory::release_freed_memory().await;
+            // A buffer closed: its memory goes back to the system once its
+            // findings are out, off this path (collecting waits on other
+            // threads; an edit undone, the buffer still open, frees little).
+            let closed = lock(&self.documents).text(path).is_none();
             let findings: Vec<Finding> = base
                 .findings
                 .iter()
@@ -768,6 +771,9 @@ impl Workspace {
                 &settings,
             )
             .await;
+            if closed {
+                tokio::spawn(crate::memory::release_freed_memory());
+            }
             return true;
         }
         let edited_paths: Vec<PathBuf> = edits
