@@ -264,11 +264,9 @@ impl LiveYaml {
         if items.is_empty() {
             return false;
         }
-        // Copies the parse only if someone still holds it.
-        let file = Arc::make_mut(&mut self.yaml);
-        let document = &mut file.documents[before];
+        let document = &self.yaml.documents[before];
         let plain = self.documents[before].plain;
-        let Some((read, lines)) = items.iter().find_map(|item| {
+        let Some((mut read, item)) = items.iter().find_map(|item| {
             block::reread_item(
                 &mut self.reader,
                 document,
@@ -279,14 +277,19 @@ impl LiveYaml {
                 item,
                 plain,
             )
-            .map(|read| (read, item.lines.clone()))
+            .map(|read| (read, item))
         }) else {
             return false;
         };
+        // Copies the parse only if someone still holds it.
+        let file = Arc::make_mut(&mut self.yaml);
+        block::splice_item(&mut file.documents[before], item, &mut read, change);
+        let lines = item.lines.clone();
         let block::Reread {
             by,
             comments,
             plain,
+            ..
         } = read;
         self.stats.block_reads += 1;
         match by {

@@ -255,6 +255,9 @@ pub(super) struct Reread {
     /// Whether the whole document is free of what [`has_context_or_odd_bytes`]
     /// looks for (to spare the next edit reading it all again).
     pub plain: bool,
+    new_item: Node,
+    old_item_end: usize,
+    new_span: Range<usize>,
 }
 
 /// How the item's lines move the bracket depth [`too_deep`] counts (its
@@ -299,15 +302,17 @@ fn same_or_shallower_nesting(old: &str, new: &str) -> bool {
 /// Brings `document` (its lines in `old_text`, the text before `change`)
 /// up to date with `text`, when the edit lies in the block sequence item
 /// `item` and that item can be read alone (`plain`: the document before
-/// the edit held nothing [`has_context_or_odd_bytes`] looks for); `None`,
-/// with `document` untouched, when the whole document must be read again.
+/// the edit held nothing [`has_context_or_odd_bytes`] looks for): reads the
+/// item, for [`splice_item`]; `None` when the whole document must be read
+/// again. Nothing is changed here, so that a refusal costs no copy of a
+/// parse someone still holds.
 #[expect(
     clippy::too_many_arguments,
     reason = "the edit, the item and the document's two states"
 )]
 pub(super) fn reread_item(
     reader: &mut DocumentReader,
-    document: &mut Document,
+    document: &Document,
     old_text: &str,
     text: &str,
     new_span: Range<usize>,
@@ -418,19 +423,45 @@ pub(super) fn reread_item(
         return None;
     }
 
-    // Proven: splice.
-    let new_item_end = new_item.span.end;
-    let root = document.root.as_mut()?;
-    splice(
-        root,
-        &item.path,
-        item.index,
+    // Proven: what to splice.
+    Some(Reread {
+        by,
+        comments,
+        plain: now_plain,
         new_item,
         old_item_end,
-        new_item_end,
-        &old_lines,
-        change,
+        new_span,
+    })
+}
+
+/// Puts what [`reread_item`] read for `item` into `document`.
+pub(super) fn splice_item(
+    document: &mut Document,
+    item: &Item,
+    read: &mut Reread,
+    change: &Replacement,
+) {
+    let old_lines = &item.lines;
+    let new_item = std::mem::replace(
+        &mut read.new_item,
+        Node {
+            span: 0..0,
+            kind: NodeKind::Null,
+        },
     );
+    let new_item_end = new_item.span.end;
+    if let Some(root) = document.root.as_mut() {
+        splice(
+            root,
+            &item.path,
+            item.index,
+            new_item,
+            read.old_item_end,
+            new_item_end,
+            old_lines,
+            change,
+        );
+    }
     for duplicate in &mut document.duplicate_keys {
         for range in [&mut duplicate.first, &mut duplicate.second] {
             if range.start >= old_lines.end {
@@ -438,12 +469,7 @@ pub(super) fn reread_item(
             }
         }
     }
-    document.span = new_span;
-    Some(Reread {
-        by,
-        comments,
-        plain: now_plain,
-    })
+    document.span = read.new_span.clone();
 }
 
 /// The item `index` of the sequence at `path` under `root`.
