@@ -6,6 +6,7 @@ mod convert;
 mod documents;
 mod framing;
 mod handlers;
+mod memory;
 mod server;
 mod settings;
 mod workspace;
@@ -27,6 +28,7 @@ where
     I: AsyncRead + Unpin + Send + 'static,
     O: AsyncWrite,
 {
+    memory::configure_allocator();
     let shutdown = Arc::new(AtomicBool::new(false));
     let flag = shutdown.clone();
     let (service, socket) = LspService::build(move |client| server::Backend::new(client, flag))

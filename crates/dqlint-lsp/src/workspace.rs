@@ -430,7 +430,7 @@ impl Workspace {
         let selection = settings.selection();
         let task_base = base.clone();
         let taken: Vec<PathBuf> = jobs.iter().map(|(_, job)| job.path.clone()).collect();
-        let outcome = tokio::task::spawn_blocking(move || {
+        let outcome = crate::memory::spawn_blocking(move || {
             let mut parses = Vec::new();
             let outcome = catch_unwind(AssertUnwindSafe(|| {
                 parses = run_parse_jobs(&mut edits, jobs);
@@ -507,7 +507,7 @@ impl Workspace {
         let selection = settings.selection();
         let task_config = config.clone();
         let started = Instant::now();
-        let outcome = tokio::task::spawn_blocking(move || {
+        let outcome = crate::memory::spawn_blocking(move || {
             catch_unwind(AssertUnwindSafe(|| {
                 Project::load(&root, &options).map(|project| {
                     let findings =
@@ -752,7 +752,10 @@ impl Workspace {
                 last.clear();
             }
             *lock(&project.quick_view) = None;
-            release_freed_memory();
+            // A buffer closed: its memory goes back to the system once its
+            // findings are out, off this path (collecting waits on other
+            // threads; an edit undone, the buffer still open, frees little).
+            let closed = lock(&self.documents).text(path).is_none();
             let findings: Vec<Finding> = base
                 .findings
                 .iter()
@@ -768,6 +771,9 @@ impl Workspace {
                 &settings,
             )
             .await;
+            if closed {
+                tokio::spawn(crate::memory::release_freed_memory());
+            }
             return true;
         }
         let edited_paths: Vec<PathBuf> = edits
@@ -786,7 +792,7 @@ impl Workspace {
         let taken: Vec<PathBuf> = jobs.iter().map(|(_, job)| job.path.clone()).collect();
         let task_project = project.clone();
         let task_path = path.to_path_buf();
-        let outcome = tokio::task::spawn_blocking(move || {
+        let outcome = crate::memory::spawn_blocking(move || {
             let mut parses = Vec::new();
             let outcome = catch_unwind(AssertUnwindSafe(|| {
                 parses = run_parse_jobs(&mut edits, jobs);
@@ -986,17 +992,6 @@ fn run_parse_jobs(edits: &mut Edits, jobs: Vec<(FileId, ParseJob)>) -> Vec<(Path
             (path, live)
         })
         .collect()
-}
-
-/// Hands the heap pages freed so far back to the system. glibc's allocator
-/// keeps them for later allocations otherwise, so a closed large buffer's
-/// parse would go on counting in the server's resident memory.
-fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only walks the allocator's own free lists.
-    unsafe {
-        libc::malloc_trim(0);
-    }
 }
 
 pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {

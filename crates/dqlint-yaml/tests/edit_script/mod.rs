@@ -102,6 +102,15 @@ const TYPED: &[&str] = &[
     "key: value\n",
     "- item\n",
     "...\n",
+    "{x}",
+    "{a: 1, b: [2]}",
+    "{a: 1,\n  b: 2}",
+    "[1,\n 2]",
+    "|\n",
+    ">-\n",
+    "&a ",
+    "*a",
+    "$",
 ];
 
 /// A random edit of `text`, as an editor would make one; `paste` is text to
@@ -110,7 +119,7 @@ pub fn random_edit(rng: &mut Rng, text: &str, paste: &str) -> Edit {
     let len = text.len();
     let at = char_floor(text, rng.below(len + 1));
     let line = line_around(text, at);
-    let (range, new_text) = match rng.below(20) {
+    let (range, new_text) = match rng.below(24) {
         // Typing and deleting: most of what happens in an editor.
         0..=6 => (at..at, rng.pick(TYPED).to_string()),
         7..=9 => (at..char_floor(text, at + 1 + rng.below(3)), String::new()),
@@ -153,6 +162,39 @@ pub fn random_edit(rng: &mut Rng, text: &str, paste: &str) -> Edit {
                 paste.to_string()
             },
         ),
+        // Block structure: a line indented or dedented by two spaces, an
+        // item split at the cursor into two at the line's indentation, an
+        // item merged into the one before it (its `- ` or the line break
+        // before it deleted), and a `$` of a `${token}` removed or put back
+        // (`{token}` is a flow mapping).
+        20 => {
+            if rng.below(2) == 0 {
+                (line.start..line.start, "  ".to_string())
+            } else {
+                let spaces = text[line.clone()]
+                    .bytes()
+                    .take_while(|b| *b == b' ')
+                    .count();
+                (line.start..line.start + spaces.min(2), String::new())
+            }
+        }
+        21 => {
+            let indent = text[line.clone()]
+                .bytes()
+                .take_while(|b| *b == b' ')
+                .count();
+            (at..at, format!("\n{}- ", " ".repeat(indent)))
+        }
+        22 => match text.match_indices("\n  - ").nth(rng.below(8)) {
+            Some((i, _)) if rng.below(2) == 0 => (i + 3..i + 5, String::new()),
+            Some((i, _)) => (i..i + 1, String::new()),
+            None => (line.start..line.start, "- ".to_string()),
+        },
+        23 => match text.match_indices('{').nth(rng.below(8)) {
+            Some((i, _)) if i > 0 && text.as_bytes()[i - 1] == b'$' => (i - 1..i, String::new()),
+            Some((i, _)) => (i..i, "$".to_string()),
+            None => (at..at, "{x}".to_string()),
+        },
         // Offsets an API caller should not send (inside a character, past
         // the end, reversed): they must clamp, never panic.
         _ => {
