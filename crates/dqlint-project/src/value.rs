@@ -98,10 +98,7 @@ impl Value {
             NodeKind::Null => ValueKind::Null,
             NodeKind::Scalar(s) => match s.kind {
                 ScalarKind::Null => ValueKind::Null,
-                ScalarKind::Bool => ValueKind::Bool(matches!(
-                    s.value.trim().to_ascii_lowercase().as_str(),
-                    "true" | "yes" | "on"
-                )),
+                ScalarKind::Bool => ValueKind::Bool(yaml_true(&s.value)),
                 ScalarKind::Int | ScalarKind::Float => ValueKind::Number(s.value.clone()),
                 ScalarKind::Str => ValueKind::Str(s.value.clone()),
             },
@@ -141,10 +138,7 @@ impl Value {
             NodeKind::Null => ValueKind::Null,
             NodeKind::Scalar(s) => match s.kind {
                 ScalarKind::Null => ValueKind::Null,
-                ScalarKind::Bool => ValueKind::Bool(matches!(
-                    s.value.trim().to_ascii_lowercase().as_str(),
-                    "true" | "yes" | "on"
-                )),
+                ScalarKind::Bool => ValueKind::Bool(yaml_true(&s.value)),
                 ScalarKind::Int | ScalarKind::Float => ValueKind::Number(s.value),
                 ScalarKind::Str => ValueKind::Str(s.value),
             },
@@ -310,6 +304,14 @@ impl Value {
             _ => {}
         }
     }
+}
+
+/// Whether a scalar YAML 1.1 reads as a boolean is true.
+fn yaml_true(text: &str) -> bool {
+    matches!(
+        text.trim().to_ascii_lowercase().as_str(),
+        "true" | "yes" | "on"
+    )
 }
 
 fn owned_key_text(key: Node) -> String {

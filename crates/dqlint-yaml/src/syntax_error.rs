@@ -40,17 +40,26 @@ pub(crate) fn too_deep(source: &str) -> Option<String> {
     if opening <= MAX_NESTING {
         return None;
     }
-    let mut depth: usize = 0;
-    let mut deepest = 0;
+    let (deepest, _) = bracket_nesting(source, false).unwrap_or_default();
+    (deepest > MAX_NESTING).then(|| {
+        format!("this YAML document nests brackets {deepest} levels deep (more than {MAX_NESTING}); it was not linted")
+    })
+}
+
+/// How deep `[`/`{` brackets nest in `text`, as the depth guard counts them
+/// (one pass over the bytes: a JSON file has hundreds): brackets inside
+/// quotes, which end at a line's end (they do not span lines in flow
+/// collections often enough to matter here), and in comments do not count.
+/// The deepest depth reached and the depth at the end; a closing bracket
+/// without an opener is ignored, or, when `strict`, makes it `None`.
+pub(crate) fn bracket_nesting(text: &str, strict: bool) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let (mut depth, mut deepest) = (0usize, 0usize);
     let mut quote: Option<u8> = None;
-    // One pass over the bytes (a JSON file has hundreds of brackets).
-    let bytes = source.as_bytes();
     let mut at = 0;
     while at < bytes.len() {
         let b = bytes[at];
         match (quote, b) {
-            // Quotes do not span lines in flow collections often enough to
-            // matter for a depth guard.
             (_, b'\n') => quote = None,
             (Some(q), c) if c == q => quote = None,
             (Some(_), _) => {}
@@ -67,14 +76,16 @@ pub(crate) fn too_deep(source: &str) -> Option<String> {
                 depth += 1;
                 deepest = deepest.max(depth);
             }
-            (None, b']' | b'}') => depth = depth.saturating_sub(1),
+            (None, b']' | b'}') => match depth.checked_sub(1) {
+                Some(outer) => depth = outer,
+                None if strict => return None,
+                None => {}
+            },
             _ => {}
         }
         at += 1;
     }
-    (deepest > MAX_NESTING).then(|| {
-        format!("this YAML document nests brackets {deepest} levels deep (more than {MAX_NESTING}); it was not linted")
-    })
+    Some((deepest, depth))
 }
 
 /// Finds the spot to blame in a tree with errors, and says what is wrong.

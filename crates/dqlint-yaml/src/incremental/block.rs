@@ -266,36 +266,10 @@ pub(super) struct Reread {
 /// they go above it. Both must be so, the new no deeper: then every depth
 /// the scan of the new document meets is one the old one met, or a smaller.
 fn same_or_shallower_nesting(old: &str, new: &str) -> bool {
-    fn excursion(text: &str) -> Option<usize> {
-        let bytes = text.as_bytes();
-        let (mut depth, mut deepest) = (0usize, 0usize);
-        let mut quote: Option<u8> = None;
-        let mut at = 0;
-        while at < bytes.len() {
-            let b = bytes[at];
-            match (quote, b) {
-                (_, b'\n') => quote = None,
-                (Some(q), c) if c == q => quote = None,
-                (Some(_), _) => {}
-                (None, b'"' | b'\'') => quote = Some(b),
-                (None, b'#') => match bytes[at..].iter().position(|c| *c == b'\n') {
-                    Some(to_break) => {
-                        at += to_break;
-                        continue;
-                    }
-                    None => break,
-                },
-                (None, b'[' | b'{') => {
-                    depth += 1;
-                    deepest = deepest.max(depth);
-                }
-                (None, b']' | b'}') => depth = depth.checked_sub(1)?,
-                _ => {}
-            }
-            at += 1;
-        }
-        (depth == 0).then_some(deepest)
-    }
+    let excursion = |text: &str| {
+        crate::syntax_error::bracket_nesting(text, true)
+            .and_then(|(deepest, end)| (end == 0).then_some(deepest))
+    };
     matches!((excursion(old), excursion(new)), (Some(old), Some(new)) if new <= old)
 }
 
