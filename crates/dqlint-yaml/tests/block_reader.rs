@@ -3,12 +3,14 @@
 //! corpus and of the repository's fixtures, and on hand-picked edge cases.
 
 mod same_parse;
+mod source_files;
 
 use std::path::{Path, PathBuf};
 
 use dqlint_yaml::block_reader::read_document;
 use dqlint_yaml::tree::document_spans;
-use same_parse::{assert_same_parse, files_with_extensions};
+use same_parse::assert_same_parse;
+use source_files::files_with_extensions;
 
 /// Compares both paths on `text`; returns (documents, documents read fast).
 fn compare(name: &str, text: &str) -> (usize, usize) {

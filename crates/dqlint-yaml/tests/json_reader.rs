@@ -4,12 +4,14 @@
 //! hand-picked edge cases.
 
 mod same_parse;
+mod source_files;
 
 use std::path::{Path, PathBuf};
 
 use dqlint_yaml::json_reader::read_document;
 use dqlint_yaml::tree::document_spans;
-use same_parse::{assert_same_parse, files_with_extensions};
+use same_parse::assert_same_parse;
+use source_files::files_with_extensions;
 
 /// Compares both paths on `text`; returns whether the JSON reader read
 /// every document.

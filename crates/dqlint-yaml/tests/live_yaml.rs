@@ -8,30 +8,18 @@
 //! refuses.
 
 mod edit_script;
+mod source_files;
 
 use std::path::{Path, PathBuf};
 
 use dqlint_yaml::{parse, parse_tree_sitter_only, LiveYaml, YamlFile};
 use edit_script::{check_edit, random_edit, Edit, Rng, READERS};
+use source_files::files_with_extensions;
 
 type Reference = fn(&str) -> YamlFile;
 
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            yaml_files(&path, out);
-        } else if path
-            .extension()
-            .is_some_and(|x| x == "yaml" || x == "yml" || x == "json")
-        {
-            out.push(path);
-        }
-    }
+    files_with_extensions(dir, &["yaml", "yml", "json"], out);
 }
 
 fn fixture_texts() -> Vec<(String, String)> {

@@ -2,8 +2,6 @@
 //! tree-sitter path: same documents, trees, duplicate keys, errors and
 //! comments.
 
-use std::path::{Path, PathBuf};
-
 use dqlint_yaml::{parse, parse_tree_sitter_only};
 
 /// Asserts that `parse` (which tries the fast readers first) and the
@@ -24,24 +22,4 @@ pub fn assert_same_parse(name: &str, text: &str) {
     }
     assert_eq!(fast.errors, reference.errors, "{name}");
     assert_eq!(fast.comments, reference.comments, "{name}");
-}
-
-/// The files under `dir` whose extension is one of `extensions`, in a
-/// stable order (sorted per folder), pushed onto `out`.
-pub fn files_with_extensions(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            files_with_extensions(&path, extensions, out);
-        } else if path
-            .extension()
-            .is_some_and(|x| extensions.iter().any(|e| x == *e))
-        {
-            out.push(path);
-        }
-    }
 }
