@@ -173,14 +173,8 @@ impl Reader<'_> {
                     });
                 }
                 pairs.push(Pair { key, value });
-                self.skip_space();
-                match self.peek()? {
-                    b',' => self.at += 1,
-                    b'}' => {
-                        self.at += 1;
-                        break;
-                    }
-                    _ => return None,
+                if !self.another_follows(b'}')? {
+                    break;
                 }
             }
         }
@@ -188,6 +182,19 @@ impl Reader<'_> {
             span: start..self.at,
             kind: NodeKind::Mapping(pairs),
         })
+    }
+
+    /// After a member or an element: `,` (another follows, `Some(true)`)
+    /// or the closing bracket `close` (`Some(false)`), consumed.
+    fn another_follows(&mut self, close: u8) -> Option<bool> {
+        self.skip_space();
+        let more = match self.peek()? {
+            b',' => true,
+            c if c == close => false,
+            _ => return None,
+        };
+        self.at += 1;
+        Some(more)
     }
 
     fn array(&mut self, depth: usize) -> Option<Node> {
@@ -199,14 +206,8 @@ impl Reader<'_> {
             loop {
                 self.skip_space();
                 items.push(self.value(depth + 1)?);
-                self.skip_space();
-                match self.peek()? {
-                    b',' => self.at += 1,
-                    b']' => {
-                        self.at += 1;
-                        break;
-                    }
-                    _ => return None,
+                if !self.another_follows(b']')? {
+                    break;
                 }
             }
         }
