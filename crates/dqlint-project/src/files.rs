@@ -421,23 +421,22 @@ pub(crate) fn by_file_name(a: &walkdir::DirEntry, b: &walkdir::DirEntry) -> std:
 }
 
 pub fn relative_path(root: &Path, path: &Path) -> String {
-    // A path the walk joined below the root, in plain form, is already what
-    // joining its relative components says (`strip_prefix` and
-    // `components` parse both paths).
-    let plain_rel = path
+    // A plain relative path (no empty or `.` component) is already what
+    // joining its components says. One the walk joined below the root is
+    // taken as text first: `strip_prefix` and `components` parse both paths.
+    let plain = |text: &str| {
+        std::path::MAIN_SEPARATOR == '/' && text.split('/').all(|c| !c.is_empty() && c != ".")
+    };
+    let joined_below_root = path
         .to_str()
         .zip(root.to_str())
         .and_then(|(path, root)| path.strip_prefix(root)?.strip_prefix('/'));
-    if let Some(text) = plain_rel {
-        if std::path::MAIN_SEPARATOR == '/' && text.split('/').all(|c| !c.is_empty() && c != ".") {
-            return text.to_string();
-        }
+    if let Some(text) = joined_below_root.filter(|text| plain(text)) {
+        return text.to_string();
     }
     let rel = path.strip_prefix(root).unwrap_or(path);
-    if let Some(text) = rel.to_str() {
-        if std::path::MAIN_SEPARATOR == '/' && text.split('/').all(|c| !c.is_empty() && c != ".") {
-            return text.to_string();
-        }
+    if let Some(text) = rel.to_str().filter(|text| plain(text)) {
+        return text.to_string();
     }
     rel.components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
