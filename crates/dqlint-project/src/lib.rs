@@ -595,6 +595,23 @@ impl Loader<'_> {
     /// `*.yaml`/`*.yml` files under `dir`, sorted; follows symlinks but
     /// reports loops instead of walking them.
     fn walk(&mut self, dir: &Path, yaml: bool) -> Vec<PathBuf> {
+        let wanted = |path: &Path| {
+            let ext = path
+                .extension()
+                .and_then(|x| x.to_str())
+                .unwrap_or_default();
+            if yaml {
+                ext == "yaml" || ext == "yml"
+            } else {
+                ext == "sql"
+            }
+        };
+        // The load's listing already holds the folder, unless it has links
+        // (which LHP follows and the listing does not) or entries the
+        // listing skipped or could not read.
+        if let Some(listed) = self.listing.files_below(dir) {
+            return listed.iter().filter(|p| wanted(p)).cloned().collect();
+        }
         let mut out = Vec::new();
         if !dir.is_dir() {
             return out;
@@ -605,18 +622,8 @@ impl Loader<'_> {
         {
             match entry {
                 Ok(e) if e.file_type().is_file() => {
-                    let path = e.path();
-                    let ext = path
-                        .extension()
-                        .and_then(|x| x.to_str())
-                        .unwrap_or_default();
-                    let wanted = if yaml {
-                        ext == "yaml" || ext == "yml"
-                    } else {
-                        ext == "sql"
-                    };
-                    if wanted {
-                        out.push(path.to_path_buf());
+                    if wanted(e.path()) {
+                        out.push(e.into_path());
                     }
                 }
                 Ok(_) => {}
