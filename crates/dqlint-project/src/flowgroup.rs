@@ -242,6 +242,8 @@ pub fn resolve(file: FileId, mut doc: Value, lib: &Library) -> Flowgroup {
                     use_site: use_value.origin.clone(),
                 });
                 let expanded = template.instantiate(params.as_ref(), &via, &use_value.origin, &mut problems);
+                // Exactly the room needed: the flowgroup keeps this list.
+                actions.reserve_exact(expanded.len());
                 actions.extend(expanded);
                 for preset in &template.presets {
                     preset_uses.push((preset.clone(), use_value.origin.clone()));
@@ -281,7 +283,7 @@ pub fn resolve(file: FileId, mut doc: Value, lib: &Library) -> Flowgroup {
         }
     }
 
-    let mut valid_actions = Vec::new();
+    let mut valid_actions = Vec::with_capacity(actions.len());
     for action in actions {
         if action.as_map().is_none() {
             problems.push(Problem {

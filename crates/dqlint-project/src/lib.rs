@@ -317,6 +317,7 @@ impl Project {
                 })
             })
             .collect();
+        loader.files.reserve(flowgroup_paths.len());
         let flowgroup_ids: Vec<FileId> = flowgroup_paths
             .into_iter()
             .map(|p| loader.add(p, FileKind::Flowgroup))

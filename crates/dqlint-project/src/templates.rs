@@ -307,7 +307,7 @@ impl Preset {
         overlay.set_via(via);
         if let ValueKind::Map(entries) = &mut action.kind {
             if let Some(entry) = entries.iter_mut().rev().find(|e| e.key == field) {
-                deep_merge(&mut entry.value, &overlay);
+                deep_merge(&mut entry.value, overlay);
             }
         }
     }

@@ -332,22 +332,34 @@ fn key_text(key: &Node) -> String {
 
 /// Deep-merges `overlay` into `base`; the overlay wins on conflicts, nested
 /// mappings merge recursively (LHP's preset merge).
-pub fn deep_merge(base: &mut Value, overlay: &Value) {
-    let (ValueKind::Map(base_entries), ValueKind::Map(overlay_entries)) =
-        (&mut base.kind, &overlay.kind)
-    else {
-        *base = overlay.clone();
-        return;
-    };
-    for entry in overlay_entries {
-        match base_entries.iter_mut().rev().find(|e| e.key == entry.key) {
-            Some(existing)
-                if existing.value.as_map().is_some() && entry.value.as_map().is_some() =>
-            {
-                deep_merge(&mut existing.value, &entry.value)
+pub fn deep_merge(base: &mut Value, overlay: Value) {
+    match (&mut base.kind, overlay.kind) {
+        (ValueKind::Map(base_entries), ValueKind::Map(overlay_entries)) => {
+            // Room for the new keys at once: a preset's defaults reach
+            // every action of their type, and growing each action's map
+            // key by key left it with up to twice the room it needs.
+            let new_keys = overlay_entries
+                .iter()
+                .filter(|entry| !base_entries.iter().any(|e| e.key == entry.key))
+                .count();
+            base_entries.reserve_exact(new_keys);
+            for entry in overlay_entries {
+                match base_entries.iter_mut().rev().find(|e| e.key == entry.key) {
+                    Some(existing)
+                        if existing.value.as_map().is_some() && entry.value.as_map().is_some() =>
+                    {
+                        deep_merge(&mut existing.value, entry.value)
+                    }
+                    Some(existing) => existing.value = entry.value,
+                    None => base_entries.push(entry),
+                }
             }
-            Some(existing) => existing.value = entry.value.clone(),
-            None => base_entries.push(entry.clone()),
+        }
+        (_, kind) => {
+            *base = Value {
+                kind,
+                origin: overlay.origin,
+            }
         }
     }
 }
