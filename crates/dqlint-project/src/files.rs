@@ -167,15 +167,38 @@ impl Listing {
     /// unreadable), so that the loader need not walk it again; `None`
     /// otherwise, or when `folder` is not below the listed root.
     pub fn files_below(&self, folder: &Path) -> Option<&[PathBuf]> {
-        let below = |path: &PathBuf| path.starts_with(folder) && path.as_path() != folder;
-        if !self
-            .root
-            .as_ref()
-            .is_some_and(|root| folder.starts_with(root))
+        use std::path::Component;
+        let plain = folder.components().all(|c| {
+            matches!(
+                c,
+                Component::Normal(_) | Component::RootDir | Component::Prefix(_)
+            )
+        });
+        if !plain
+            || !self
+                .root
+                .as_ref()
+                .is_some_and(|root| folder.starts_with(root))
             || self.unlike_lhp.iter().any(|p| p.starts_with(folder))
         {
             return None;
         }
+        // Listed paths are the walk's joins of the root and its entries:
+        // below `folder` is `folder`'s bytes and a separator (comparing
+        // components would parse each of thousands of paths).
+        let mut prefix = folder.as_os_str().as_encoded_bytes();
+        while let [rest @ .., last] = prefix {
+            if !std::path::is_separator(char::from(*last)) {
+                break;
+            }
+            prefix = rest;
+        }
+        let below = |path: &PathBuf| {
+            let path = path.as_os_str().as_encoded_bytes();
+            path.len() > prefix.len() + 1
+                && path.starts_with(prefix)
+                && std::path::is_separator(char::from(path[prefix.len()]))
+        };
         let first = self
             .files
             .iter()
@@ -563,6 +586,16 @@ mod tests {
         // Outside the listed root, or from no walk at all: nothing known.
         assert!(listing.files_below(Path::new("/elsewhere")).is_none());
         assert!(Listing::default().files_below(&pipelines).is_none());
+        // A folder named with a trailing separator, or through `..`.
+        assert_eq!(
+            listing
+                .files_below(&root.join("pipelines").join(""))
+                .unwrap(),
+            lhp_walk(&pipelines)
+        );
+        assert!(listing
+            .files_below(&root.join("pipelines/../templates"))
+            .is_none());
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink(root.join("templates"), root.join("blueprints/linked"))
