@@ -61,11 +61,12 @@ impl std::fmt::Display for Date {
     }
 }
 
+/// PyYAML's bool and null patterns are lists of words (`^(?:yes|Yes|...)$`,
+/// `^(?:~|null|Null|NULL|)$`): they are written as the matches
+/// [`is_bool_word`] and [`is_null_word`].
 struct Patterns {
-    bool_: Regex,
     float: Regex,
     int: Regex,
-    null: Regex,
     timestamp: Regex,
     timestamp_parts: Regex,
 }
@@ -73,10 +74,6 @@ struct Patterns {
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| Patterns {
-        bool_: Regex::new(
-            r"^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$",
-        )
-        .unwrap(),
         float: Regex::new(concat!(
             r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?",
             r"|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?",
@@ -93,7 +90,6 @@ fn patterns() -> &'static Patterns {
             r"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$"
         ))
         .unwrap(),
-        null: Regex::new(r"^(?:~|null|Null|NULL|)$").unwrap(),
         timestamp: Regex::new(concat!(
             r"^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]",
             r"|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?",
@@ -124,14 +120,21 @@ fn patterns() -> &'static Patterns {
 /// candidates to those whose pattern could match anyway; order matters
 /// where two patterns overlap, and it is kept.
 pub fn resolve(text: &str) -> Tag {
+    // Most plain scalars are names: a first character that starts no
+    // pattern below (nor `<<` or `=`) makes a string without the tests.
+    if text
+        .as_bytes()
+        .first()
+        .is_some_and(|&c| !may_start_non_string(c))
+    {
+        return Tag::Str;
+    }
     let p = patterns();
     // Every set below is ASCII: the first byte decides as the first
-    // character would. The length guards skip a regex that cannot match
-    // (the longest boolean is `false`, the longest null `null`): most
-    // scalars are names.
+    // character would.
     let first = text.as_bytes().first().copied();
     let in_set = |set: &[u8]| first.is_some_and(|c| set.contains(&c));
-    if text.len() <= 5 && in_set(b"yYnNtTfFoO") && p.bool_.is_match(text) {
+    if is_bool_word(text) {
         return Tag::Bool;
     }
     // A decimal number, the most common plain scalar after names, is an
@@ -149,7 +152,7 @@ pub fn resolve(text: &str) -> Tag {
     if text == "<<" {
         return Tag::Merge;
     }
-    if text.len() <= 4 && (first.is_none() || in_set(b"~nN")) && p.null.is_match(text) {
+    if is_null_word(text) {
         return Tag::Null;
     }
     if in_set(b"0123456789") && p.timestamp.is_match(text) {
@@ -159,6 +162,59 @@ pub fn resolve(text: &str) -> Tag {
         return Tag::Value;
     }
     Tag::Str
+}
+
+/// Whether a plain scalar starting with `c` can resolve to anything but a
+/// string: the first characters of the bool, float, int, merge, null,
+/// timestamp and value patterns.
+fn may_start_non_string(c: u8) -> bool {
+    matches!(
+        c,
+        b'y' | b'Y'
+            | b'n'
+            | b'N'
+            | b't'
+            | b'T'
+            | b'f'
+            | b'F'
+            | b'o'
+            | b'O'
+            | b'~'
+            | b'-'
+            | b'+'
+            | b'.'
+            | b'0'..=b'9' | b'<' | b'='
+    )
+}
+
+/// PyYAML's bool pattern.
+fn is_bool_word(text: &str) -> bool {
+    matches!(
+        text,
+        "yes"
+            | "Yes"
+            | "YES"
+            | "no"
+            | "No"
+            | "NO"
+            | "true"
+            | "True"
+            | "TRUE"
+            | "false"
+            | "False"
+            | "FALSE"
+            | "on"
+            | "On"
+            | "ON"
+            | "off"
+            | "Off"
+            | "OFF"
+    )
+}
+
+/// PyYAML's null pattern.
+fn is_null_word(text: &str) -> bool {
+    matches!(text, "~" | "null" | "Null" | "NULL" | "")
 }
 
 /// `0` or digits that do not start with `0`.

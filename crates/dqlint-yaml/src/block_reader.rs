@@ -54,6 +54,7 @@ pub fn read_document(text: &str, span: Range<usize>) -> Option<ReadDocument> {
         return None;
     }
     let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', source.as_bytes()).count() + 1);
+    let mut last_marker = None;
     let mut start = span.start;
     for end in memchr::memchr_iter(b'\n', source.as_bytes())
         .map(|nl| span.start + nl)
@@ -64,11 +65,15 @@ pub fn read_document(text: &str, span: Range<usize>) -> Option<ReadDocument> {
         if indent > MAX_INDENT {
             return None;
         }
+        let kind = LineKind::of(body, indent);
+        if kind == LineKind::Marker {
+            last_marker = Some(lines.len());
+        }
         lines.push(Line {
             start,
             end,
             indent,
-            blank: body.len() == indent,
+            kind,
         });
         start = end + 1;
     }
@@ -77,6 +82,7 @@ pub fn read_document(text: &str, span: Range<usize>) -> Option<ReadDocument> {
     let mut reader = Reader {
         text,
         lines,
+        last_marker,
         at: 0,
         doc_end: span.end,
         comments: Vec::new(),
@@ -107,12 +113,41 @@ struct Line {
     /// End of the line's text, before `\n`.
     end: usize,
     indent: usize,
-    blank: bool,
+    kind: LineKind,
+}
+
+/// What a line holds, told once when the lines are cut: the reader asks
+/// again at every value whether the next line has content.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LineKind {
+    /// Nothing but spaces.
+    Blank,
+    /// A comment after the indentation.
+    Comment,
+    /// `...`, `---` or `%` at column 0: a document marker or directive
+    /// (or content that starts like one), which tree-sitter reads.
+    Marker,
+    Content,
+}
+
+impl LineKind {
+    fn of(body: &[u8], indent: usize) -> LineKind {
+        match body.get(indent) {
+            None => LineKind::Blank,
+            Some(b'#') => LineKind::Comment,
+            _ if body.starts_with(b"...") || body.starts_with(b"---") || body.starts_with(b"%") => {
+                LineKind::Marker
+            }
+            _ => LineKind::Content,
+        }
+    }
 }
 
 struct Reader<'a> {
     text: &'a str,
     lines: Vec<Line>,
+    /// The last [`LineKind::Marker`] line.
+    last_marker: Option<usize>,
     /// The next line to read.
     at: usize,
     /// tree-sitter stretches a block that runs to the end of the document
@@ -154,10 +189,6 @@ fn starts_special(c: u8) -> bool {
 }
 
 impl<'a> Reader<'a> {
-    fn line_text(&self, i: usize) -> &'a str {
-        &self.text[self.lines[i].start..self.lines[i].end]
-    }
-
     fn document(&mut self) -> Option<Option<Node>> {
         if let Some(first) = self.lines.first() {
             let body = &self.text[first.start..first.end];
@@ -175,11 +206,7 @@ impl<'a> Reader<'a> {
         // A later line at column 0 that starts like a marker or directive
         // (`---x`, `...`, `%`) is tree-sitter's to read: as content, not as
         // the end of the document.
-        let marker_like = (self.at..self.lines.len()).any(|i| {
-            let body = self.line_text(i);
-            body.starts_with("...") || body.starts_with("---") || body.starts_with('%')
-        });
-        if marker_like {
+        if self.last_marker.is_some_and(|last| last >= self.at) {
             return None;
         }
         let Some(first) = self.next_content() else {
@@ -196,23 +223,14 @@ impl<'a> Reader<'a> {
     /// Skips blank and comment lines (recording the comments); the index of
     /// the next line with content, which is not consumed.
     fn next_content(&mut self) -> Option<usize> {
-        while self.at < self.lines.len() {
-            let line = &self.lines[self.at];
-            if line.blank {
-                self.at += 1;
-                continue;
+        while let Some(line) = self.lines.get(self.at) {
+            match line.kind {
+                LineKind::Blank => {}
+                LineKind::Comment => self.comments.push(line.start + line.indent..line.end),
+                LineKind::Marker => return None,
+                LineKind::Content => return Some(self.at),
             }
-            let content = line.start + line.indent;
-            if self.text.as_bytes()[content] == b'#' {
-                self.comments.push(content..line.end);
-                self.at += 1;
-                continue;
-            }
-            let body = self.line_text(self.at);
-            if body.starts_with("...") || body.starts_with("---") || body.starts_with('%') {
-                return None;
-            }
-            return Some(self.at);
+            self.at += 1;
         }
         None
     }
@@ -471,7 +489,7 @@ impl<'a> Reader<'a> {
         let mut j = i + 1;
         while j < self.lines.len() {
             let line = &self.lines[j];
-            if line.blank {
+            if line.kind == LineKind::Blank {
                 j += 1;
                 continue;
             }
@@ -491,10 +509,10 @@ impl<'a> Reader<'a> {
         // but blank lines follows until the end of the document.
         self.at = self.lines[i + 1..j]
             .iter()
-            .rposition(|l| !l.blank)
+            .rposition(|l| l.kind != LineKind::Blank)
             .map(|p| i + 2 + p)
             .unwrap_or(i + 1);
-        if self.lines[j..].iter().all(|l| l.blank) {
+        if self.lines[j..].iter().all(|l| l.kind == LineKind::Blank) {
             end = self.doc_end;
             self.at = self.lines.len();
         }
@@ -575,7 +593,18 @@ impl<'a> Reader<'a> {
         } else {
             ScalarKind::Str
         };
-        let value = scalar::decode_value(text, style, parent_indent as usize);
+        // A plain scalar here is one line, starts and ends with neither a
+        // space nor a tab (tabs go to tree-sitter): its value is its text,
+        // without the decoder's scan for a line break to fold.
+        let value = if style == ScalarStyle::Plain {
+            text.to_string()
+        } else {
+            scalar::decode_value(text, style, parent_indent as usize)
+        };
+        debug_assert_eq!(
+            value,
+            scalar::decode_value(text, style, parent_indent as usize)
+        );
         Node {
             span: raw,
             kind: NodeKind::Scalar(Scalar {

@@ -160,6 +160,30 @@ pub fn plain_kind(raw: &str) -> ScalarKind {
     } else {
         raw.trim()
     };
+    // Only these characters start a null, a boolean or a number: most
+    // scalars are names, told apart by their first byte.
+    if text.as_bytes().first().is_some_and(|&c| {
+        !matches!(
+            c,
+            b'~' | b'n'
+                | b'N'
+                | b't'
+                | b'T'
+                | b'f'
+                | b'F'
+                | b'y'
+                | b'Y'
+                | b'o'
+                | b'O'
+                | b'-'
+                | b'+'
+                | b'.'
+                | b'_'
+                | b'0'..=b'9'
+        )
+    }) {
+        return ScalarKind::Str;
+    }
     match text {
         "" | "~" | "null" | "Null" | "NULL" => return ScalarKind::Null,
         "true" | "True" | "TRUE" | "false" | "False" | "FALSE" | "yes" | "Yes" | "YES" | "no"

@@ -62,7 +62,15 @@ pub(crate) fn bracket_nesting(text: &str, strict: bool) -> Option<(usize, usize)
         match (quote, b) {
             (_, b'\n') => quote = None,
             (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
+            // Inside quotes only the closing quote or a line break counts:
+            // on to whichever comes first (most of a JSON file is quoted).
+            (Some(q), _) => match memchr::memchr2(q, b'\n', &bytes[at..]) {
+                Some(next) => {
+                    at += next;
+                    continue;
+                }
+                None => break,
+            },
             (None, b'"' | b'\'') => quote = Some(b),
             // A comment: on to the line break.
             (None, b'#') => match bytes[at..].iter().position(|c| *c == b'\n') {

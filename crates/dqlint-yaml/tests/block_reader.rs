@@ -147,6 +147,20 @@ fn edge_cases() {
         ("a: 1\n\u{a0}\nb: 2\n", false),
         ("a:\u{3000}1\n", false),
         ("k: v\u{a0}# not a comment\n", true),
+        // Lines told apart once (blank, comment, marker, content): a
+        // marker-like line after the start is tree-sitter's, wherever it
+        // is; one in a block scalar or indented is not a marker.
+        ("a: 1\n...\n", false),
+        ("a: 1\n...x\n", false),
+        ("a: 1\n---x\n", false),
+        ("a: 1\n%YAML 1.1\n", false),
+        ("a: |\n  ...\n  ---\n  # kept\n  %x\nb: 2\n", true),
+        ("a:\n  - ---\n", true),
+        ("a: |\n  text\n  # in the scalar\n\n# after\nb: 2\n", true),
+        ("a:\n  # one\n\n  # two\n  b: 1\n   # deeper\nc: 2\n", true),
+        ("--- # c\n# only comments\n\n", true),
+        ("a: 1\n  \n    \nb: 2\n", true),
+        ("- a\n-  b\n- c # x\n", true),
     ];
     for (text, fast) in cases {
         compare(&format!("{text:?}"), text);

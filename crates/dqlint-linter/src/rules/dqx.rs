@@ -64,6 +64,8 @@ pub struct ChecksFile<'a> {
     /// The items whose arguments DQX's validation has something to say
     /// about, by index ([`argument_issues`]).
     argument_issue_items: std::sync::OnceLock<Vec<usize>>,
+    /// Where each item's [`CheckFields`] are, found once for all rules.
+    field_positions: std::sync::OnceLock<Vec<FieldPositions>>,
 }
 
 impl ChecksFile<'_> {
@@ -99,6 +101,24 @@ impl ChecksFile<'_> {
             .and_then(|r| r.as_list())
             .unwrap_or(&[])
     }
+
+    /// The items, each with its fields.
+    pub fn checks(&self) -> impl Iterator<Item = (&Typed, CheckFields<'_>)> {
+        self.items()
+            .iter()
+            .zip(self.field_positions())
+            .map(|(item, at)| (item, at.fields(item)))
+    }
+
+    /// The fields of item `index`.
+    pub fn fields(&self, index: usize) -> CheckFields<'_> {
+        self.field_positions()[index].fields(&self.items()[index])
+    }
+
+    fn field_positions(&self) -> &[FieldPositions] {
+        self.field_positions
+            .get_or_init(|| self.items().iter().map(FieldPositions::of).collect())
+    }
 }
 
 /// Every checks file of the project that parses, as DQX loads it (typed
@@ -125,6 +145,7 @@ fn load_checks_files<'a>(ctx: &Context<'a>) -> Vec<ChecksFile<'a>> {
                 loaded,
                 python: None,
                 argument_issue_items: Default::default(),
+                field_positions: Default::default(),
             })
         })
         .collect();
@@ -144,6 +165,7 @@ fn load_checks_files<'a>(ctx: &Context<'a>) -> Vec<ChecksFile<'a>> {
                 loaded,
                 python: Some(api),
                 argument_issue_items: Default::default(),
+                field_positions: Default::default(),
             })
         }))
         .collect()
@@ -303,6 +325,94 @@ pub fn catalogue() -> &'static Catalogue {
 /// functions).
 pub fn catalogue_of<'c>(ctx: &'c Context) -> &'c Catalogue {
     ctx.dqx_catalogue()
+}
+
+/// The fields of a check item that the DQ8xx rules read ([`ChecksFile::checks`],
+/// [`ChecksFile::fields`]): found once per item for all rules, where each
+/// rule asking the item for each key in turn ([`Typed::get`]) walked its
+/// keys again every time. As with `get`, the last of a repeated key wins
+/// (Python's dict keeps it), and a field of an item or block that is not a
+/// mapping is `None`.
+#[derive(Clone, Copy, Default)]
+pub struct CheckFields<'a> {
+    pub check: Option<&'a Typed>,
+    pub criticality: Option<&'a Typed>,
+    pub name: Option<&'a Typed>,
+    pub filter: Option<&'a Typed>,
+    pub message_expr: Option<&'a Typed>,
+    pub user_metadata: Option<&'a Typed>,
+    /// `check: function:`.
+    pub function: Option<&'a Typed>,
+    /// `check: arguments:`.
+    pub arguments: Option<&'a Typed>,
+    /// `check: for_each_column:`.
+    pub for_each_column: Option<&'a Typed>,
+}
+
+/// Where an item's [`CheckFields`] are: positions in the item's mapping
+/// (`check`, `criticality`, `name`, `filter`, `message_expr`,
+/// `user_metadata`) and in its `check:` block (`function`, `arguments`,
+/// `for_each_column`); [`ABSENT`] for a field not written.
+#[derive(Clone, Copy)]
+struct FieldPositions {
+    item: [u32; 6],
+    check: [u32; 3],
+}
+
+const ABSENT: u32 = u32::MAX;
+
+impl FieldPositions {
+    fn of(item: &Typed) -> FieldPositions {
+        let mut at = FieldPositions {
+            item: [ABSENT; 6],
+            check: [ABSENT; 3],
+        };
+        let entries = item.as_map().unwrap_or_default();
+        for (i, entry) in entries.iter().enumerate() {
+            let slot = match entry.key.as_str() {
+                Some("check") => 0,
+                Some("criticality") => 1,
+                Some("name") => 2,
+                Some("filter") => 3,
+                Some("message_expr") => 4,
+                Some("user_metadata") => 5,
+                _ => continue,
+            };
+            at.item[slot] = i as u32;
+        }
+        let block = value_at(entries, at.item[0]).and_then(Typed::as_map);
+        for (i, entry) in block.unwrap_or_default().iter().enumerate() {
+            let slot = match entry.key.as_str() {
+                Some("function") => 0,
+                Some("arguments") => 1,
+                Some("for_each_column") => 2,
+                _ => continue,
+            };
+            at.check[slot] = i as u32;
+        }
+        at
+    }
+
+    fn fields<'a>(&self, item: &'a Typed) -> CheckFields<'a> {
+        let entries = item.as_map().unwrap_or_default();
+        let check = value_at(entries, self.item[0]);
+        let block = check.and_then(Typed::as_map).unwrap_or_default();
+        CheckFields {
+            check,
+            criticality: value_at(entries, self.item[1]),
+            name: value_at(entries, self.item[2]),
+            filter: value_at(entries, self.item[3]),
+            message_expr: value_at(entries, self.item[4]),
+            user_metadata: value_at(entries, self.item[5]),
+            function: value_at(block, self.check[0]),
+            arguments: value_at(block, self.check[1]),
+            for_each_column: value_at(block, self.check[2]),
+        }
+    }
+}
+
+fn value_at(entries: &[dqlint_dqx::Entry], position: u32) -> Option<&Typed> {
+    entries.get(position as usize).map(|e| &e.value)
 }
 
 /// A check item whose `check:` block is well formed enough for DQX to

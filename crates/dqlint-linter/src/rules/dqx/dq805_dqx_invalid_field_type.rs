@@ -43,12 +43,17 @@ use crate::rules::dqx::checks_files;
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ805");
     for file in checks_files(ctx) {
-        for item in file.items() {
+        for (item, fields) in file.checks() {
             if item.as_map().is_none() {
                 continue;
             }
-            for key in ["name", "filter", "message_expr", "criticality"] {
-                let Some(value) = item.get(key) else {
+            for (key, value) in [
+                ("name", fields.name),
+                ("filter", fields.filter),
+                ("message_expr", fields.message_expr),
+                ("criticality", fields.criticality),
+            ] {
+                let Some(value) = value else {
                     continue;
                 };
                 // `str | None` fields take null; `criticality: str` does not.
@@ -70,7 +75,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     ));
                 }
             }
-            if let Some(meta) = item.get("user_metadata") {
+            if let Some(meta) = fields.user_metadata {
                 let ok = meta.is_none()
                     || meta.is_unknown()
                     || meta

@@ -83,9 +83,10 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 continue;
             };
             // The flat form is DQ803's.
-            let flat = item.get("check").is_none();
+            let check = item.get("check");
+            let flat = check.is_none();
             let mut blocks = vec![(entries, dqlint_dqx::ITEM_KEYS, "check item")];
-            if let Some(block) = item.get("check").and_then(|c| c.as_map()) {
+            if let Some(block) = check.and_then(|c| c.as_map()) {
                 blocks.push((block, dqlint_dqx::CHECK_KEYS, "`check` block"));
             }
             for (entries, known, what) in blocks {

@@ -54,12 +54,8 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ810");
     let cat = catalogue_of(ctx);
     for file in checks_files(ctx) {
-        for item in file.items() {
-            let Some(node) = item
-                .get("check")
-                .and_then(|c| c.get("function"))
-                .filter(|_| item.get("check").is_some_and(|c| c.as_map().is_some()))
-            else {
+        for (item, fields) in file.checks() {
+            let Some(node) = fields.function else {
                 continue;
             };
             let Some(name) = node.as_str() else {

@@ -124,14 +124,14 @@ pub fn argument_values(function: &str, param: &str) -> Option<&'static [&'static
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ818");
     for file in checks_files(ctx) {
-        for item in file.items() {
-            let Some(check) = item.get("check") else {
+        for (_, fields) in file.checks() {
+            let Some(check) = fields.check else {
                 continue;
             };
-            let Some(function) = check.get("function").and_then(|f| f.as_str()) else {
+            let Some(function) = fields.function.and_then(|f| f.as_str()) else {
                 continue;
             };
-            let Some(args) = check.get("arguments").filter(|a| a.as_map().is_some()) else {
+            let Some(args) = fields.arguments.filter(|a| a.as_map().is_some()) else {
                 continue;
             };
             let mut report = |span: std::ops::Range<usize>, why: String| {
@@ -255,8 +255,8 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                     }
                 }
             }
-            let row_filter = item
-                .get("filter")
+            let row_filter = fields
+                .filter
                 .or_else(|| args.get("row_filter"))
                 .and_then(|f| f.as_str())
                 .is_some_and(|f| !f.trim().is_empty());

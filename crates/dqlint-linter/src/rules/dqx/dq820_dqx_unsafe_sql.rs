@@ -223,14 +223,11 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     // scanned once.
     let mut words_of: HashMap<String, Vec<UnsafeWord>> = HashMap::default();
     for file in checks_files(ctx) {
-        for item in file.items() {
-            let check = item.get("check");
-            let args = check.and_then(|c| c.get("arguments"));
-            let function = check
-                .and_then(|c| c.get("function"))
-                .and_then(|f| f.as_str());
+        for (_, fields) in file.checks() {
+            let args = fields.arguments;
+            let function = fields.function.and_then(|f| f.as_str());
             let mut sites = Vec::new();
-            if let Some(f) = item.get("filter") {
+            if let Some(f) = fields.filter {
                 sites.push((f, "filter"));
             }
             if let Some(f) = args.and_then(|a| a.get("row_filter")) {

@@ -56,17 +56,14 @@ fn is_bare_name(s: &str) -> bool {
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ822");
     for file in checks_files(ctx) {
-        for item in file.items() {
-            let Some(check) = item.get("check") else {
-                continue;
-            };
-            let Some(function) = check.get("function").and_then(|f| f.as_str()) else {
+        for (_, fields) in file.checks() {
+            let Some(function) = fields.function.and_then(|f| f.as_str()) else {
                 continue;
             };
             if !LIST_FUNCTIONS.contains(&function) {
                 continue;
             }
-            let Some(args) = check.get("arguments") else {
+            let Some(args) = fields.arguments else {
                 continue;
             };
             for key in ["allowed", "forbidden"] {

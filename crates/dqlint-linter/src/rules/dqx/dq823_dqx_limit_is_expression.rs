@@ -78,8 +78,8 @@ pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ823");
     for file in checks_files(ctx) {
         let schema = ctx.dqx.schema_for(&file.file.rel);
-        for item in file.items() {
-            let Some(args) = item.get("check").and_then(|c| c.get("arguments")) else {
+        for (_, fields) in file.checks() {
+            let Some(args) = fields.arguments else {
                 continue;
             };
             for key in LIMITS {

@@ -214,14 +214,11 @@ fn repetition_error(b: &[u8], i: usize) -> Option<(Range<usize>, String)> {
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ825");
     for file in checks_files(ctx) {
-        for item in file.items() {
-            let Some(check) = item.get("check") else {
-                continue;
-            };
-            if check.get("function").and_then(|f| f.as_str()) != Some("regex_match") {
+        for (_, fields) in file.checks() {
+            if fields.function.and_then(|f| f.as_str()) != Some("regex_match") {
                 continue;
             }
-            let Some(regex) = check.get("arguments").and_then(|a| a.get("regex")) else {
+            let Some(regex) = fields.arguments.and_then(|a| a.get("regex")) else {
                 continue;
             };
             let Some(text) = regex.as_str() else { continue };

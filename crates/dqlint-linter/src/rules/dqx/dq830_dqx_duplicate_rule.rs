@@ -51,24 +51,23 @@ use dqlint_dqx::Typed;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{canonical, checks_files, fast_hasher, fingerprint};
+use crate::rules::dqx::{canonical, checks_files, fast_hasher, fingerprint, CheckFields};
 
 /// What DQX compares two checks by, and where the function is named.
-pub fn identity(item: &Typed) -> Option<(String, &Typed)> {
-    let check = item.get("check")?;
-    let function = check.get("function")?;
+pub fn identity<'a>(fields: &CheckFields<'a>) -> Option<(String, &'a Typed)> {
+    let function = fields.function?;
     let name = function.as_str()?;
     let part = |v: Option<&Typed>| v.map(canonical).unwrap_or_default();
-    let criticality = item
-        .get("criticality")
+    let criticality = fields
+        .criticality
         .and_then(|c| c.as_str())
         .unwrap_or("error");
     Some((
         format!(
             "{name}|{}|{}|{criticality}|{}",
-            part(check.get("arguments")),
-            part(check.get("for_each_column")),
-            part(item.get("filter"))
+            part(fields.arguments),
+            part(fields.for_each_column),
+            part(fields.filter)
         ),
         function,
     ))
@@ -77,21 +76,16 @@ pub fn identity(item: &Typed) -> Option<(String, &Typed)> {
 /// A hash of [`identity`]'s string, computed without writing it: equal
 /// identities hash alike, so only checks whose hashes agree have their
 /// identities written and compared.
-fn identity_hash(item: &Typed) -> Option<(u64, &Typed)> {
-    let check = item.get("check")?;
-    let function = check.get("function")?;
+fn identity_hash<'a>(fields: &CheckFields<'a>) -> Option<(u64, &'a Typed)> {
+    let function = fields.function?;
     let name = function.as_str()?;
-    let criticality = item
-        .get("criticality")
+    let criticality = fields
+        .criticality
         .and_then(|c| c.as_str())
         .unwrap_or("error");
     let mut hasher = fast_hasher();
     name.hash(&mut hasher);
-    for part in [
-        check.get("arguments"),
-        check.get("for_each_column"),
-        item.get("filter"),
-    ] {
+    for part in [fields.arguments, fields.for_each_column, fields.filter] {
         part.map(fingerprint).hash(&mut hasher);
     }
     criticality.hash(&mut hasher);
@@ -101,21 +95,20 @@ fn identity_hash(item: &Typed) -> Option<(u64, &Typed)> {
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ830");
     for file in checks_files(ctx) {
-        let items = file.items();
         // identity hash -> the first checks with it (index, function span)
         let mut first: HashMap<u64, Vec<(usize, std::ops::Range<usize>)>, FixedState> =
             HashMap::default();
-        for (index, item) in items.iter().enumerate() {
-            let Some((hash, function)) = identity_hash(item) else {
+        for (index, (_, fields)) in file.checks().enumerate() {
+            let Some((hash, function)) = identity_hash(&fields) else {
                 continue;
             };
             let candidates = first.entry(hash).or_default();
             let same = (!candidates.is_empty())
-                .then(|| identity(item).map(|(key, _)| key))
+                .then(|| identity(&fields).map(|(key, _)| key))
                 .flatten()
                 .and_then(|key| {
                     candidates.iter().find(|(earlier, _)| {
-                        identity(&items[*earlier]).is_some_and(|(k, _)| k == key)
+                        identity(&file.fields(*earlier)).is_some_and(|(k, _)| k == key)
                     })
                 });
             match same {

@@ -46,7 +46,7 @@ use dqlint_dqx::Typed;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{canonical, checks_files, fast_hasher, fingerprint};
+use crate::rules::dqx::{canonical, checks_files, fast_hasher, fingerprint, CheckFields};
 
 /// What the rule compares of a check: its function (name and node), the
 /// column(s) it applies to and its arguments; `None` for a check it leaves
@@ -58,13 +58,12 @@ struct Parts<'t> {
     arguments: &'t Typed,
 }
 
-fn parts(item: &Typed) -> Option<Parts<'_>> {
-    let check = item.get("check")?;
-    if check.get("for_each_column").is_some() {
+fn parts<'t>(fields: &CheckFields<'t>) -> Option<Parts<'t>> {
+    if fields.for_each_column.is_some() {
         return None;
     }
-    let function = check.get("function")?;
-    let arguments = check.get("arguments")?;
+    let function = fields.function?;
+    let arguments = fields.arguments?;
     let name = function.as_str()?;
     arguments.as_map()?;
     let column = arguments.get("column").or(arguments.get("columns"))?;
@@ -79,12 +78,11 @@ fn parts(item: &Typed) -> Option<Parts<'_>> {
 pub fn check(ctx: &Context, out: &mut Findings) {
     let me = rule("DQ831");
     for file in checks_files(ctx) {
-        let items = file.items();
         // Hash of function + column -> the first checks with it. Canonical
         // strings are written only when hashes agree.
         let mut first: HashMap<u64, Vec<usize>, FixedState> = HashMap::default();
-        for (index, item) in items.iter().enumerate() {
-            let Some(this) = parts(item) else {
+        for (index, (_, fields)) in file.checks().enumerate() {
+            let Some(this) = parts(&fields) else {
                 continue;
             };
             let mut hasher = fast_hasher();
@@ -95,7 +93,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 .then(|| {
                     let column = canonical(this.column);
                     candidates.iter().copied().find(|earlier| {
-                        parts(&items[*earlier])
+                        parts(&file.fields(*earlier))
                             .is_some_and(|e| e.name == this.name && canonical(e.column) == column)
                     })
                 })
@@ -104,7 +102,7 @@ pub fn check(ctx: &Context, out: &mut Findings) {
                 candidates.push(index);
                 continue;
             };
-            let Some(e) = parts(&items[earlier]) else {
+            let Some(e) = parts(&file.fields(earlier)) else {
                 continue;
             };
             let differs = fingerprint(e.arguments) != fingerprint(this.arguments)
