@@ -426,6 +426,11 @@ impl<'m, 'f> Reader<'m, 'f> {
         &self.module.source[node.byte_range()]
     }
 
+    /// A string literal that is no f-string (nothing in it is a name).
+    pub(crate) fn is_plain_string(&self, node: Node) -> bool {
+        crate::eval::is_plain_string(&self.module.source, node)
+    }
+
     /// The pipeline API a callee names (`dp.table` -> `table`).
     pub fn api(&self, callee: Node) -> Option<String> {
         match callee.kind_name() {
@@ -464,6 +469,10 @@ impl<'m, 'f> Reader<'m, 'f> {
     /// Evaluate `node` with the loop variables and the local bindings of
     /// the function it is in.
     pub fn value(&self, node: Node<'m>, locals: &Locals) -> Value {
+        // Most arguments are string literals: no names, so no scope to build.
+        if self.is_plain_string(node) {
+            return self.eval.eval(node);
+        }
         let scope = self.locals_at(node, locals);
         self.eval.eval_with(node, &scope)
     }
@@ -509,11 +518,12 @@ impl<'m, 'f> Reader<'m, 'f> {
             }
             if visit_children {
                 // Children pop in source order. Leaves (names, numbers,
-                // punctuation and keywords) hold nothing the walk looks for.
+                // punctuation and keywords) and string literals that are
+                // no f-strings hold nothing the walk looks for.
                 let first = stack.len();
                 stack.extend(
                     node.children(&mut cursor)
-                        .filter(|child| child.child_count() > 0)
+                        .filter(|child| child.child_count() > 0 && !self.is_plain_string(*child))
                         .map(|child| (child, locals.clone(), loops)),
                 );
                 stack[first..].reverse();
