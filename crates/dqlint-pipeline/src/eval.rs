@@ -376,8 +376,7 @@ impl<'m> Evaluator<'m> {
     fn eval_string(&self, node: Node, locals: &HashMap<String, Value>) -> Value {
         let mut out = Evaluated::default();
         let mut raw = false;
-        let mut cursor = node.walk();
-        for part in node.children(&mut cursor) {
+        for part in crate::python::children_of(node, false) {
             let text = self.module.text(part);
             match part.kind_name() {
                 "string_start" => {
