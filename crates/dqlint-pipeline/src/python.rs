@@ -190,14 +190,23 @@ impl PythonModule {
     /// are blanked to spaces first, so they are no syntax error and every
     /// byte offset stays the file's.
     pub fn parse(source: impl Into<String>) -> PythonModule {
+        thread_local! {
+            // One parser per thread: making one costs about as much as
+            // parsing a short module.
+            static PARSER: std::cell::RefCell<Parser> = {
+                let mut parser = Parser::new();
+                parser
+                    .set_language(&tree_sitter_python::LANGUAGE.into())
+                    .expect("the tree-sitter-python grammar matches the tree-sitter library");
+                std::cell::RefCell::new(parser)
+            };
+        }
         let source = mask_magics(source.into());
-        let mut parser = Parser::new();
-        parser
-            .set_language(&tree_sitter_python::LANGUAGE.into())
-            .expect("the tree-sitter-python grammar matches the tree-sitter library");
-        let tree = parser
-            .parse(&source, None)
-            .expect("parsing without a timeout or cancellation always yields a tree");
+        let tree = PARSER.with_borrow_mut(|parser| {
+            parser
+                .parse(&source, None)
+                .expect("parsing without a timeout or cancellation always yields a tree")
+        });
         PythonModule { source, tree }
     }
 

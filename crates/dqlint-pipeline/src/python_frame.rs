@@ -150,7 +150,8 @@ impl<'m> Reader<'m, '_> {
                         }
                     }
                 }
-                "attribute" => {
+                // The attribute is the node's last token: most are neither.
+                "attribute" if self.names_a_reader(node) => {
                     if let (Some(object), Some(attribute)) =
                         (node.field("object"), node.field("attribute"))
                     {
@@ -244,6 +245,14 @@ impl<'m> Reader<'m, '_> {
             }
         }
         None
+    }
+
+    /// An attribute that may be `<spark>.read` or `<spark>.readStream`
+    /// (tree-sitter keeps a node's trailing comments out of it, so the
+    /// attribute name ends its text unless it has errors).
+    fn names_a_reader(&self, attribute: Node) -> bool {
+        let text = self.text(attribute);
+        attribute.has_error() || text.ends_with("read") || text.ends_with("readStream")
     }
 
     /// The Spark session: `spark`, `self.spark`, ...
