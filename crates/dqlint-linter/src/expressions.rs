@@ -136,12 +136,17 @@ fn pipeline_findings(ctx: &Context) -> Vec<ExpressionFinding> {
         .into_iter()
         .map(|u| u.name)
         .collect();
-    // Each source's constraints are parsed on their own (in parallel);
-    // findings in imported modules are merged after, in source order.
+    // Each distinct constraint text is checked once (a rule dict shared by
+    // a clean table and its quarantine twin, the same rule in many
+    // pipelines), in parallel; then each source's findings are placed on
+    // its own (in parallel) and findings in imported modules merged after,
+    // in source order.
     use rayon::prelude::*;
-    let per_source: Vec<Vec<PipelineFinding>> = crate::rules::pipeline::sources(ctx)
+    let sources = crate::rules::pipeline::sources(ctx);
+    let facts = constraint_facts(ctx, sources);
+    let per_source: Vec<Vec<PipelineFinding>> = sources
         .par_iter()
-        .map(|source| source_findings(ctx, source, &python_udfs))
+        .map(|source| source_findings(ctx, source, &facts, &python_udfs))
         .collect();
     let mut out = Vec::new();
     // Findings in the modules rules are imported from, once each.
@@ -177,10 +182,44 @@ enum PipelineFinding {
     },
 }
 
+/// The SQL facts of each distinct known constraint text of the pipeline
+/// sources.
+fn constraint_facts<'s>(
+    ctx: &Context,
+    sources: &'s [crate::rules::pipeline::PipelineSource],
+) -> HashMap<&'s str, Vec<dqlint_sql::expr::ExprFinding>> {
+    use dqlint_pipeline::model::Constraint;
+    use rayon::prelude::*;
+
+    let mut texts: Vec<&str> = Vec::new();
+    let mut seen: std::collections::HashSet<&str, foldhash::fast::FixedState> = Default::default();
+    let constraints = sources
+        .iter()
+        .flat_map(|source| &source.model.datasets)
+        .flat_map(|dataset| &dataset.expectations)
+        .filter_map(|expectation| match &expectation.constraint {
+            Constraint::Known(text) => Some(text.text.as_str()),
+            _ => None,
+        });
+    for text in constraints {
+        if seen.insert(text) {
+            texts.push(text);
+        }
+    }
+    texts
+        .into_par_iter()
+        .map(|text| {
+            let options = dqlint_sql::expr::ExprOptions { udfs: &ctx.udfs };
+            (text, dqlint_sql::expr::check_expression_with(text, options))
+        })
+        .collect()
+}
+
 /// The findings of one pipeline source's known constraints, in order.
 fn source_findings(
     ctx: &Context,
     source: &crate::rules::pipeline::PipelineSource,
+    facts: &HashMap<&str, Vec<dqlint_sql::expr::ExprFinding>>,
     python_udfs: &[String],
 ) -> Vec<PipelineFinding> {
     use crate::diagnostic::Severity;
@@ -197,8 +236,7 @@ fn source_findings(
             let Some(whole) = text.source_span(0..text.text.len()) else {
                 continue;
             };
-            let options = dqlint_sql::expr::ExprOptions { udfs: &ctx.udfs };
-            for f in dqlint_sql::expr::check_expression_with(&text.text, options) {
+            for f in facts[text.text.as_str()].iter().cloned() {
                 let mut severity = None;
                 let message = match f.kind {
                     // `${key}` is a pipeline configuration parameter

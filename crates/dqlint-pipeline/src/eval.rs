@@ -161,6 +161,17 @@ impl Value {
     }
 }
 
+/// Whether `node` is a string literal that is no f-string: its value is
+/// its text, whatever names are in scope.
+pub(crate) fn is_plain_string(source: &str, node: Node) -> bool {
+    node.kind_name() == "string"
+        && !source.as_bytes()[node.start_byte()..]
+            .iter()
+            .take_while(|b| !matches!(b, b'\'' | b'"'))
+            .take(3)
+            .any(|b| matches!(b, b'f' | b'F'))
+}
+
 /// Module-level bindings, evaluated in file order.
 pub struct Evaluator<'m> {
     module: &'m PythonModule,
@@ -365,8 +376,7 @@ impl<'m> Evaluator<'m> {
     fn eval_string(&self, node: Node, locals: &HashMap<String, Value>) -> Value {
         let mut out = Evaluated::default();
         let mut raw = false;
-        let mut cursor = node.walk();
-        for part in node.children(&mut cursor) {
+        for part in crate::python::children_of(node, false) {
             let text = self.module.text(part);
             match part.kind_name() {
                 "string_start" => {
@@ -374,6 +384,9 @@ impl<'m> Evaluator<'m> {
                     if text.contains(['b', 'B']) {
                         return Value::unknown(node, "a bytes literal");
                     }
+                }
+                "string_content" if part.child_count() == 0 => {
+                    out.push_source(text, part.start_byte());
                 }
                 "string_content" => {
                     // tree-sitter nests escapes inside the content

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{Node, Parser, Tree, TreeCursor};
 
 /// A parsed Python module (a `.py` file or a notebook export).
 pub struct PythonModule {
@@ -103,6 +103,58 @@ impl<'t> Field<'t> for Node<'t> {
     }
 }
 
+/// Nodes with at most this many children are read by index.
+const FEW_CHILDREN: usize = 12;
+
+/// Appends `node`'s children (only the named ones when `named`) to `out`,
+/// in source order. A tree cursor's step costs several hundred
+/// instructions (it keeps fields, aliases and hidden nodes in view), while
+/// reading the `i`-th child steps through the parent's child array from
+/// its start: cheaper for the few children most nodes have, quadratic for
+/// many (a module's or a block's statements), which take the cursor.
+pub(crate) fn append_children<'t>(
+    node: Node<'t>,
+    named: bool,
+    cursor: &mut TreeCursor<'t>,
+    out: &mut Vec<Node<'t>>,
+) {
+    let count = if named {
+        node.named_child_count()
+    } else {
+        node.child_count()
+    };
+    if count > FEW_CHILDREN {
+        if named {
+            out.extend(node.named_children(cursor));
+        } else {
+            out.extend(node.children(cursor));
+        }
+    } else if named {
+        out.extend((0..count).filter_map(|i| node.named_child(i)));
+    } else {
+        out.extend((0..count).filter_map(|i| node.child(i)));
+    }
+}
+
+/// `node`'s children (only the named ones when `named`), in source order,
+/// as [`append_children`] reads them.
+pub(crate) fn children_of(node: Node, named: bool) -> Vec<Node> {
+    let mut out = Vec::new();
+    let count = if named {
+        node.named_child_count()
+    } else {
+        node.child_count()
+    };
+    if count > FEW_CHILDREN {
+        append_children(node, named, &mut node.walk(), &mut out);
+    } else if named {
+        out.extend((0..count).filter_map(|i| node.named_child(i)));
+    } else {
+        out.extend((0..count).filter_map(|i| node.child(i)));
+    }
+    out
+}
+
 /// A node's kind name from a table indexed by the grammar's kind id, read
 /// once: tree-sitter's own `kind` finds the name through a C string and
 /// checks it for UTF-8 at each call, and the reader's walks ask it of
@@ -138,14 +190,23 @@ impl PythonModule {
     /// are blanked to spaces first, so they are no syntax error and every
     /// byte offset stays the file's.
     pub fn parse(source: impl Into<String>) -> PythonModule {
+        thread_local! {
+            // One parser per thread: making one costs about as much as
+            // parsing a short module.
+            static PARSER: std::cell::RefCell<Parser> = {
+                let mut parser = Parser::new();
+                parser
+                    .set_language(&tree_sitter_python::LANGUAGE.into())
+                    .expect("the tree-sitter-python grammar matches the tree-sitter library");
+                std::cell::RefCell::new(parser)
+            };
+        }
         let source = mask_magics(source.into());
-        let mut parser = Parser::new();
-        parser
-            .set_language(&tree_sitter_python::LANGUAGE.into())
-            .expect("the tree-sitter-python grammar matches the tree-sitter library");
-        let tree = parser
-            .parse(&source, None)
-            .expect("parsing without a timeout or cancellation always yields a tree");
+        let tree = PARSER.with_borrow_mut(|parser| {
+            parser
+                .parse(&source, None)
+                .expect("parsing without a timeout or cancellation always yields a tree")
+        });
         PythonModule { source, tree }
     }
 

@@ -199,14 +199,35 @@ impl<'m> Reader<'m, '_> {
             _ => return None,
         };
         let root = self.module.tree.root_node();
-        let mut node = root.descendant_for_byte_range(at, at + 1)?;
-        loop {
-            match node.kind_name() {
-                "pair" => return Some(node.byte_range()),
-                "expression_statement" | "import_from_statement" => return Some(node.byte_range()),
-                "module" => return None,
-                _ => node = node.parent()?,
+        let innermost = root.descendant_for_byte_range(at, at + 1)?;
+        let entry = |node: Node| match node.kind_name() {
+            "pair" | "expression_statement" | "import_from_statement" => {
+                Some(Some(node.byte_range()))
             }
+            "module" => Some(None),
+            _ => None,
+        };
+        // Down to that node with a cursor, then back up its ancestors: the
+        // cursor keeps them, where `Node::parent` descends from the root
+        // again at each step.
+        let mut cursor = root.walk();
+        while cursor.node() != innermost && cursor.goto_first_child_for_byte(at).is_some() {}
+        if cursor.node() == innermost {
+            loop {
+                if let Some(found) = entry(cursor.node()) {
+                    return found;
+                }
+                if !cursor.goto_parent() {
+                    return None;
+                }
+            }
+        }
+        let mut node = innermost;
+        loop {
+            if let Some(found) = entry(node) {
+                return found;
+            }
+            node = node.parent()?;
         }
     }
 

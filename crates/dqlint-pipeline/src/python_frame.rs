@@ -150,7 +150,8 @@ impl<'m> Reader<'m, '_> {
                         }
                     }
                 }
-                "attribute" => {
+                // The attribute is the node's last token: most are neither.
+                "attribute" if self.names_a_reader(node) => {
                     if let (Some(object), Some(attribute)) =
                         (node.field("object"), node.field("attribute"))
                     {
@@ -174,13 +175,32 @@ impl<'m> Reader<'m, '_> {
                 }
                 _ => {}
             }
-            crate::python_model::push_named_children(node, &mut cursor, &mut stack);
+            // A name or a string literal that is no f-string holds no read.
+            if node.child_count() > 0 && !self.is_plain_string(node) {
+                crate::python_model::push_named_children(node, &mut cursor, &mut stack);
+            }
         }
     }
 
     /// `spark.readStream.table(x)` and the like: the read (when its name is
     /// known) and whether it streams.
     fn read_call(&self, call: Node<'m>, locals: &Locals) -> Option<(Option<Read>, bool)> {
+        let streaming = self.read_kind(call)?;
+        let args = self.args(call);
+        let read = args
+            .positional
+            .first()
+            .copied()
+            .or_else(|| args.keyword("name"))
+            .or_else(|| args.keyword("tableName"))
+            .and_then(|n| self.named(n, locals))
+            .map(|source| Read { source, streaming });
+        Some((read, streaming))
+    }
+
+    /// Whether `call` reads a dataset (`spark.readStream.table(x)` and the
+    /// like), and if so whether it streams; its name is not evaluated.
+    fn read_kind(&self, call: Node<'m>) -> Option<bool> {
         let function = call.field("function")?;
         let streaming = match self.api(function).as_deref() {
             Some("read") => false,
@@ -201,16 +221,7 @@ impl<'m> Reader<'m, '_> {
                 }
             }
         };
-        let args = self.args(call);
-        let read = args
-            .positional
-            .first()
-            .copied()
-            .or_else(|| args.keyword("name"))
-            .or_else(|| args.keyword("tableName"))
-            .and_then(|n| self.named(n, locals))
-            .map(|source| Read { source, streaming });
-        Some((read, streaming))
+        Some(streaming)
     }
 
     /// `spark.readStream[.option(...)...]` -> streaming, `spark.read[...]` -> batch.
@@ -234,6 +245,14 @@ impl<'m> Reader<'m, '_> {
             }
         }
         None
+    }
+
+    /// An attribute that may be `<spark>.read` or `<spark>.readStream`
+    /// (tree-sitter keeps a node's trailing comments out of it, so the
+    /// attribute name ends its text unless it has errors).
+    fn names_a_reader(&self, attribute: Node) -> bool {
+        let text = self.text(attribute);
+        attribute.has_error() || text.ends_with("read") || text.ends_with("readStream")
     }
 
     /// The Spark session: `spark`, `self.spark`, ...
@@ -316,7 +335,7 @@ impl<'m> Reader<'m, '_> {
                     None => break,
                 },
                 "call" => {
-                    if self.read_call(node, locals).is_some() || self.spark_sql(node).is_some() {
+                    if self.read_kind(node).is_some() || self.spark_sql(node).is_some() {
                         base = Some(node);
                         break;
                     }

@@ -426,6 +426,40 @@ impl<'m, 'f> Reader<'m, 'f> {
         &self.module.source[node.byte_range()]
     }
 
+    /// A string literal that is no f-string (nothing in it is a name).
+    pub(crate) fn is_plain_string(&self, node: Node) -> bool {
+        crate::eval::is_plain_string(&self.module.source, node)
+    }
+
+    /// An expression that holds no call: a string literal that is no
+    /// f-string, or an expression that parsed without errors and has no
+    /// `(` in its text (a call's arguments always open with one). What the
+    /// module walk looks for inside an expression is a call: statements,
+    /// definitions and assignments are never inside one.
+    fn holds_no_call(&self, node: Node) -> bool {
+        match node.kind_name() {
+            "string" => self.is_plain_string(node),
+            "attribute"
+            | "subscript"
+            | "keyword_argument"
+            | "pair"
+            | "dictionary"
+            | "list"
+            | "tuple"
+            | "set"
+            | "binary_operator"
+            | "boolean_operator"
+            | "comparison_operator"
+            | "not_operator"
+            | "unary_operator"
+            | "parenthesized_expression"
+            | "conditional_expression"
+            | "concatenated_string"
+            | "expression_list" => !node.has_error() && !self.text(node).contains('('),
+            _ => false,
+        }
+    }
+
     /// The pipeline API a callee names (`dp.table` -> `table`).
     pub fn api(&self, callee: Node) -> Option<String> {
         match callee.kind_name() {
@@ -445,8 +479,7 @@ impl<'m, 'f> Reader<'m, 'f> {
             return args;
         };
         args.list = Some(list);
-        let mut cursor = list.walk();
-        for arg in list.named_children(&mut cursor) {
+        for arg in crate::python::children_of(list, true) {
             match arg.kind_name() {
                 "comment" => {}
                 "keyword_argument" => {
@@ -464,6 +497,10 @@ impl<'m, 'f> Reader<'m, 'f> {
     /// Evaluate `node` with the loop variables and the local bindings of
     /// the function it is in.
     pub fn value(&self, node: Node<'m>, locals: &Locals) -> Value {
+        // Most arguments are string literals: no names, so no scope to build.
+        if self.is_plain_string(node) {
+            return self.eval.eval(node);
+        }
         let scope = self.locals_at(node, locals);
         self.eval.eval_with(node, &scope)
     }
@@ -487,6 +524,7 @@ impl<'m, 'f> Reader<'m, 'f> {
         // One cursor for the whole walk: a cursor per node was a tenth of
         // the walk.
         let mut cursor = root.walk();
+        let mut children = Vec::new();
         while let Some((node, locals, loops)) = stack.pop() {
             let mut visit_children = true;
             match node.kind_name() {
@@ -509,14 +547,17 @@ impl<'m, 'f> Reader<'m, 'f> {
             }
             if visit_children {
                 // Children pop in source order. Leaves (names, numbers,
-                // punctuation and keywords) hold nothing the walk looks for.
-                let first = stack.len();
+                // punctuation and keywords) hold nothing the walk looks
+                // for, nor does an expression without a call in it.
+                children.clear();
+                crate::python::append_children(node, false, &mut cursor, &mut children);
                 stack.extend(
-                    node.children(&mut cursor)
-                        .filter(|child| child.child_count() > 0)
-                        .map(|child| (child, locals.clone(), loops)),
+                    children
+                        .iter()
+                        .rev()
+                        .filter(|child| child.child_count() > 0 && !self.holds_no_call(**child))
+                        .map(|child| (*child, locals.clone(), loops)),
                 );
-                stack[first..].reverse();
             }
         }
     }
@@ -1040,7 +1081,7 @@ pub(crate) fn push_named_children<'t>(
     stack: &mut Vec<Node<'t>>,
 ) {
     let first = stack.len();
-    stack.extend(node.named_children(cursor));
+    crate::python::append_children(node, true, cursor, stack);
     stack[first..].reverse();
 }
 
