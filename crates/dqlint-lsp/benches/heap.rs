@@ -219,7 +219,7 @@ pub fn stop(top: usize) {
             by_site.len()
         );
         let mut sites: Vec<_> = by_site.into_iter().collect();
-        sites.sort_by(|a, b| b.1 .0.cmp(&a.1 .0));
+        sites.sort_by_key(|(_, (bytes, _))| std::cmp::Reverse(*bytes));
         for (site, (bytes, blocks)) in sites.into_iter().take(top) {
             println!("  -- {blocks} blocks, {bytes} bytes");
             if let Some(trace) = records.sites.get(&site) {
@@ -249,7 +249,7 @@ pub fn stop(top: usize) {
             }
         }
         let mut sizes: Vec<_> = sizes.into_iter().collect();
-        sizes.sort_by(|a, b| b.1.cmp(&a.1));
+        sizes.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
         let sizes: Vec<String> = sizes
             .iter()
             .take(12)
@@ -285,7 +285,7 @@ pub fn mappings() -> HashMap<String, (String, u64)> {
     out
 }
 
-/// Prints the mappings whose resident size changed by more than 100 kB.
+/// Prints the mappings whose resident size changed by more than 40 kB.
 pub fn print_mapping_changes(before: &HashMap<String, (String, u64)>) {
     let after = mappings();
     let mut keys: Vec<&String> = before.keys().chain(after.keys()).collect();
