@@ -26,9 +26,13 @@
 
 /// The server as `dqlint server` runs it: the binary allocates with
 /// mimalloc (docs/performance.md, "Allocator"), and the server runs in
-/// this process.
+/// this process. With `DQLINT_BENCH_HEAP=1`, the blocks allocated between
+/// "before open" and "after close" that are still live are printed by
+/// allocating stack (`heap.rs`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: heap::Heap = heap::Heap;
+
+mod heap;
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -49,7 +53,10 @@ const KEY_GAP: Duration = Duration::from_millis(50);
 const KEYS_PER_BURST: usize = 5;
 
 /// The buffers: name and number of actions (10 lines an action).
-const BUFFERS: [(&str, usize); 3] = [
+const BUFFERS: [(&str, usize); 4] = [
+    // A small flowgroup: what typing costs the server's memory whatever
+    // the buffer's size (code and tables first used by editing, threads).
+    ("lines_100", 10),
     ("lines_8k", 800),
     ("lines_24k", 2_400),
     ("buffer_10mb", 55_000),
@@ -92,6 +99,27 @@ fn memory() -> (f64, f64) {
         .and_then(|kb| kb.parse::<f64>().ok())
         .map_or(0.0, |kb| kb / 1024.0);
     (rss, peak)
+}
+
+/// This process's anonymous resident memory (heaps, stacks; not the
+/// binary's pages) from `/proc/self/smaps_rollup`, in MB.
+fn anonymous() -> f64 {
+    std::fs::read_to_string("/proc/self/smaps_rollup")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("Anonymous:"))
+        .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// This process's threads (`/proc/self/status`).
+fn threads() -> usize {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0)
 }
 
 fn quantiles(mut samples: Vec<Duration>) -> (f64, f64) {
@@ -137,7 +165,7 @@ fn project(root: &Path, name: &str, actions: usize) -> (PathBuf, String, (u32, u
 }
 
 /// One buffer, in this process.
-async fn run(name: &str, actions: usize, bursts: usize) {
+async fn run(name: &str, actions: usize, bursts: usize, heap_on: bool) {
     let temp = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(temp.path()).unwrap().join("project");
     let (path, text, at) = project(&root, name, actions);
@@ -152,7 +180,17 @@ async fn run(name: &str, actions: usize, bursts: usize) {
         .diagnostics(&uri(&root.join(small)), |p| p["version"] == 1)
         .await;
     tokio::time::sleep(Duration::from_secs(1)).await;
+    // This thread is the client's (the server runs on the runtime's
+    // workers and blocking threads): what the client freed here, mimalloc
+    // keeps in this thread's heap until it collects. In `dqlint server` the
+    // client is another process: its memory is not counted.
+    heap::collect_here();
     let (rss_before, _) = memory();
+    let anon_before = anonymous();
+    let threads_before = threads();
+    let live_before = heap::live();
+    let maps_before = heap_on.then(heap::mappings);
+    heap::start();
 
     let lines = text.lines().count();
     let line = at.0 as usize;
@@ -208,6 +246,13 @@ async fn run(name: &str, actions: usize, bursts: usize) {
             .diagnostics(&file_uri, |p| p["version"] == json!(wanted))
             .await;
         let elapsed = last_sent.elapsed();
+        if std::env::var_os("DQLINT_BENCH_BURSTS").is_some() {
+            eprintln!(
+                "trace burst {burst} ({}), versions up to {wanted}: {:.1} ms",
+                if typing_burst { "typing" } else { "$" },
+                elapsed.as_secs_f64() * 1e3
+            );
+        }
         if typing_burst && removed {
             typing_flow.push(elapsed);
         } else if typing_burst {
@@ -246,12 +291,43 @@ async fn run(name: &str, actions: usize, bursts: usize) {
         json!({ "textDocument": { "uri": file_uri } }),
     );
     tokio::time::sleep(Duration::from_secs(2)).await;
+    let (rss_client_uncollected, _) = memory();
+    heap::collect_here();
     let (rss_after, _) = memory();
+    let anon_after = anonymous();
+    let threads_after = threads();
+    if heap_on {
+        println!(
+            "  heap: Rust live bytes {:.2} MB before open, {:.2} MB after close",
+            live_before as f64 / 1e6,
+            heap::live() as f64 / 1e6
+        );
+        heap::stop(30);
+        if let Some(before) = &maps_before {
+            heap::print_mapping_changes(before);
+        }
+    }
     let ms = |(p50, p90): (f64, f64)| format!("median {p50:.0} ms, p90 {p90:.0} ms");
     println!(
-        "{name}: {lines} lines, {:.1} MB; open -> diagnostics {open_ms:.0} ms; memory {rss_before:.0} MB before open, peak {peak:.0} MB, {rss_after:.0} MB after close ({:+.1}%)",
+        "{name}: {lines} lines, {:.1} MB; open -> diagnostics {open_ms:.0} ms; memory {rss_before:.1} MB before open, peak {peak:.0} MB, {rss_after:.1} MB after close ({:+.1}%; {rss_client_uncollected:.1} MB before the client's thread collected, {:+.1}%)",
         text.len() as f64 / 1e6,
-        (rss_after - rss_before) / rss_before * 100.0
+        (rss_after - rss_before) / rss_before * 100.0,
+        (rss_client_uncollected - rss_before) / rss_before * 100.0,
+    );
+    println!(
+        "  of which anonymous (heaps, stacks; the rest is the binary's pages): {anon_before:.1} MB before open, {anon_after:.1} MB after close; threads {threads_before} before open, {threads_after} after close"
+    );
+    // tokio ends a blocking thread idle for 10 s (its keep-alive): the
+    // threads started for the buffer's parses and re-lints, and their
+    // heaps, are gone then.
+    tokio::time::sleep(Duration::from_millis(10_500)).await;
+    heap::collect_here();
+    let (rss_later, _) = memory();
+    println!(
+        "  12.5 s after close: {rss_later:.1} MB ({:+.1}%), anonymous {:.1} MB, threads {}",
+        (rss_later - rss_before) / rss_before * 100.0,
+        anonymous(),
+        threads()
     );
     println!(
         "  last key -> final diagnostics at 20 keys/s, bursts of {KEYS_PER_BURST}: `$` key {} ({bursts} bursts); typing {}; typing with a flow mapping in the document {} ({} bursts each)",
@@ -327,6 +403,7 @@ fn in_process(root: &Path, path: &Path, text: &str, at: (u32, u32), keys: usize)
 }
 
 fn main() {
+    let heap_on = heap::init();
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| a != "--bench")
@@ -345,7 +422,7 @@ fn main() {
                 .enable_all()
                 .build()
                 .unwrap()
-                .block_on(run(name, actions, bursts));
+                .block_on(run(name, actions, bursts, heap_on));
             return;
         }
     }

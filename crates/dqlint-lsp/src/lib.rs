@@ -54,7 +54,20 @@ pub fn run_stdio() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let clean = runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
+    // Served from a task, not from this thread: the protocol's reads (a
+    // large buffer's text, every change's JSON) then allocate on the
+    // runtime's workers, whose heaps the close of a large buffer collects
+    // (crates/dqlint-lsp/src/memory.rs); this thread, parked in `block_on`,
+    // would keep what it freed until it next allocated.
+    let served = runtime
+        .block_on(async { tokio::spawn(serve(tokio::io::stdin(), tokio::io::stdout())).await });
+    let clean = match served {
+        Ok(clean) => clean,
+        // A panic in the protocol's own loop unwinds as it did through
+        // `block_on`.
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(_) => false,
+    };
     // A lint still running must not hold the process after `exit`.
     runtime.shutdown_timeout(Duration::from_millis(100));
     if clean {

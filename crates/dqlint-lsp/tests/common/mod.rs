@@ -15,6 +15,9 @@ use tokio::task::JoinHandle;
 
 const TIMEOUT: Duration = Duration::from_secs(20);
 
+/// What a Linux pipe holds.
+const PIPE_CAPACITY: usize = 64 * 1024;
+
 pub struct TestClient {
     outgoing: mpsc::UnboundedSender<Vec<u8>>,
     incoming: mpsc::UnboundedReceiver<Value>,
@@ -34,7 +37,11 @@ pub fn frame(body: &[u8]) -> Vec<u8> {
 
 impl TestClient {
     pub fn start() -> TestClient {
-        let (client_end, server_end) = tokio::io::duplex(1 << 20);
+        // A pipe's capacity, as between an editor and `dqlint server` (a
+        // Linux pipe holds 64 KiB): each direction's buffer, in this
+        // process, keeps its largest size, which a real pipe does not put
+        // in the server's memory (benches/large_buffers.rs measures it).
+        let (client_end, server_end) = tokio::io::duplex(PIPE_CAPACITY);
         let (server_read, server_write) = tokio::io::split(server_end);
         let server = tokio::spawn(dqlint_lsp::serve(server_read, server_write));
         let (client_read, mut client_write) = tokio::io::split(client_end);
