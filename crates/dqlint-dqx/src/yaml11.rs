@@ -13,6 +13,8 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use dqlint_yaml::document::{is_bool_word, is_null_word};
+
 /// The tag PyYAML's resolver gives a plain scalar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tag {
@@ -62,8 +64,8 @@ impl std::fmt::Display for Date {
 }
 
 /// PyYAML's bool and null patterns are lists of words (`^(?:yes|Yes|...)$`,
-/// `^(?:~|null|Null|NULL|)$`): they are written as the matches
-/// [`is_bool_word`] and [`is_null_word`].
+/// `^(?:~|null|Null|NULL|)$`): they are the matches of the tree's own
+/// resolver, [`is_bool_word`] and [`is_null_word`].
 struct Patterns {
     float: Regex,
     int: Regex,
@@ -185,36 +187,6 @@ fn may_start_non_string(c: u8) -> bool {
             | b'.'
             | b'0'..=b'9' | b'<' | b'='
     )
-}
-
-/// PyYAML's bool pattern.
-fn is_bool_word(text: &str) -> bool {
-    matches!(
-        text,
-        "yes"
-            | "Yes"
-            | "YES"
-            | "no"
-            | "No"
-            | "NO"
-            | "true"
-            | "True"
-            | "TRUE"
-            | "false"
-            | "False"
-            | "FALSE"
-            | "on"
-            | "On"
-            | "ON"
-            | "off"
-            | "Off"
-            | "OFF"
-    )
-}
-
-/// PyYAML's null pattern.
-fn is_null_word(text: &str) -> bool {
-    matches!(text, "~" | "null" | "Null" | "NULL" | "")
 }
 
 /// `0` or digits that do not start with `0`.

@@ -148,6 +148,37 @@ impl Node {
     }
 }
 
+/// The plain scalars PyYAML's YAML 1.1 resolver reads as null (its
+/// pattern `~|null|Null|NULL|`, the empty scalar included).
+pub fn is_null_word(text: &str) -> bool {
+    matches!(text, "" | "~" | "null" | "Null" | "NULL")
+}
+
+/// The plain scalars PyYAML's YAML 1.1 resolver reads as booleans.
+pub fn is_bool_word(text: &str) -> bool {
+    matches!(
+        text,
+        "yes"
+            | "Yes"
+            | "YES"
+            | "no"
+            | "No"
+            | "NO"
+            | "true"
+            | "True"
+            | "TRUE"
+            | "false"
+            | "False"
+            | "FALSE"
+            | "on"
+            | "On"
+            | "ON"
+            | "off"
+            | "Off"
+            | "OFF"
+    )
+}
+
 /// YAML 1.1 resolution of plain scalars, as PyYAML's safe loader does it.
 pub fn plain_kind(raw: &str) -> ScalarKind {
     // Readers hand over scalars without surrounding blanks: `trim` (which
@@ -184,11 +215,11 @@ pub fn plain_kind(raw: &str) -> ScalarKind {
     }) {
         return ScalarKind::Str;
     }
-    match text {
-        "" | "~" | "null" | "Null" | "NULL" => return ScalarKind::Null,
-        "true" | "True" | "TRUE" | "false" | "False" | "FALSE" | "yes" | "Yes" | "YES" | "no"
-        | "No" | "NO" | "on" | "On" | "ON" | "off" | "Off" | "OFF" => return ScalarKind::Bool,
-        _ => {}
+    if is_null_word(text) {
+        return ScalarKind::Null;
+    }
+    if is_bool_word(text) {
+        return ScalarKind::Bool;
     }
     // Only a digit, `.` or `_` can start a number (after a sign): most
     // scalars are names and stop here, without the allocations below.
