@@ -118,41 +118,51 @@ pub(crate) fn append_children<'t>(
     cursor: &mut TreeCursor<'t>,
     out: &mut Vec<Node<'t>>,
 ) {
-    let count = if named {
-        node.named_child_count()
-    } else {
-        node.child_count()
-    };
-    if count > FEW_CHILDREN {
-        if named {
-            out.extend(node.named_children(cursor));
-        } else {
-            out.extend(node.children(cursor));
-        }
-    } else if named {
-        out.extend((0..count).filter_map(|i| node.named_child(i)));
-    } else {
-        out.extend((0..count).filter_map(|i| node.child(i)));
+    if !append_few_children(node, named, out) {
+        append_children_with(node, named, cursor, out);
     }
 }
 
 /// `node`'s children (only the named ones when `named`), in source order,
-/// as [`append_children`] reads them.
+/// as [`append_children`] reads them (a cursor made only for many).
 pub(crate) fn children_of(node: Node, named: bool) -> Vec<Node> {
     let mut out = Vec::new();
+    if !append_few_children(node, named, &mut out) {
+        append_children_with(node, named, &mut node.walk(), &mut out);
+    }
+    out
+}
+
+/// Appends `node`'s children by index when it has at most
+/// [`FEW_CHILDREN`]; `false` (and nothing appended) otherwise.
+fn append_few_children<'t>(node: Node<'t>, named: bool, out: &mut Vec<Node<'t>>) -> bool {
     let count = if named {
         node.named_child_count()
     } else {
         node.child_count()
     };
     if count > FEW_CHILDREN {
-        append_children(node, named, &mut node.walk(), &mut out);
-    } else if named {
+        return false;
+    }
+    if named {
         out.extend((0..count).filter_map(|i| node.named_child(i)));
     } else {
         out.extend((0..count).filter_map(|i| node.child(i)));
     }
-    out
+    true
+}
+
+fn append_children_with<'t>(
+    node: Node<'t>,
+    named: bool,
+    cursor: &mut TreeCursor<'t>,
+    out: &mut Vec<Node<'t>>,
+) {
+    if named {
+        out.extend(node.named_children(cursor));
+    } else {
+        out.extend(node.children(cursor));
+    }
 }
 
 /// A node's kind name from a table indexed by the grammar's kind id, read
