@@ -72,17 +72,20 @@ impl ParseJob {
     /// the live parse to give back.
     pub fn run(self) -> (Arc<YamlFile>, LiveYaml) {
         let text = &self.text;
-        let live = match (self.live, self.behind) {
+        // The parse the change applies to: the one held, else, before the
+        // first parse, that of the text the buffer was opened with.
+        let held = self.live.or_else(|| {
+            self.behind
+                .as_ref()
+                .and(self.opened.as_deref())
+                .map(LiveYaml::new)
+        });
+        let live = match (held, self.behind) {
             (Some(mut live), Some(r)) => {
                 live.edit(r.start, r.old_end, &text[r.start..r.new_end]);
                 live
             }
             (Some(live), None) => live,
-            (None, Some(r)) if self.opened.is_some() => {
-                let mut live = LiveYaml::new(self.opened.as_deref().unwrap_or_default());
-                live.edit(r.start, r.old_end, &text[r.start..r.new_end]);
-                live
-            }
             (None, _) => LiveYaml::new(text),
         };
         debug_assert_eq!(live.text(), &**text, "the parse follows the buffer");
