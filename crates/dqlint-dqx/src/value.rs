@@ -198,16 +198,37 @@ pub struct Loaded {
 /// documents, values `safe_load` cannot construct (`2024-02-30`, `=`,
 /// unknown tags), JSON that `json.load` refuses.
 pub fn load(text: &str, yaml: &YamlFile, format: Format) -> Loaded {
+    let errors = document_errors(text, yaml, format);
+    let root = yaml.documents.iter().find_map(|d| d.root.clone());
+    typed_root(text, format, root, errors)
+}
+
+/// [`load`], taking the tree out of the parse instead of copying it: the
+/// typed values keep the tree's strings. What a one-shot lint does with a
+/// checks file it will not read again as YAML (the document spans, errors,
+/// comments and duplicate keys stay in `yaml`; the roots do not).
+pub fn load_taking(text: &str, yaml: &mut YamlFile, format: Format) -> Loaded {
+    let errors = document_errors(text, yaml, format);
+    let root = yaml.documents.iter_mut().find_map(|d| d.root.take());
+    for document in &mut yaml.documents {
+        document.root = None;
+    }
+    typed_root(text, format, root, errors)
+}
+
+/// What the reader rejects about the file as a whole: JSON `json.load`
+/// refuses, a second YAML document.
+fn document_errors(text: &str, yaml: &YamlFile, format: Format) -> Vec<LoadError> {
     let mut errors = Vec::new();
     if format == Format::Json {
         if let Some(e) = json_error(text) {
             errors.push(e);
         }
     }
-    let documents: Vec<_> = yaml.documents.iter().filter(|d| d.root.is_some()).collect();
     if yaml.documents.len() > 1 && format == Format::Yaml {
+        let with_root = yaml.documents.iter().filter(|d| d.root.is_some()).count();
         let second = &yaml.documents[1];
-        if documents.len() > 1 || second.root.is_some() || has_explicit_start(text, &second.span) {
+        if with_root > 1 || second.root.is_some() || has_explicit_start(text, &second.span) {
             errors.push(LoadError {
                 span: second.span.start..second.span.start + 3.min(second.span.len()),
                 message: "expected a single document in the stream, but found another document"
@@ -215,7 +236,16 @@ pub fn load(text: &str, yaml: &YamlFile, format: Format) -> Loaded {
             });
         }
     }
-    let root = documents.first().and_then(|d| d.root.as_ref()).map(|node| {
+    errors
+}
+
+fn typed_root(
+    text: &str,
+    format: Format,
+    root: Option<Node>,
+    mut errors: Vec<LoadError>,
+) -> Loaded {
+    let root = root.map(|node| {
         let mut builder = Builder {
             text,
             format,
@@ -243,20 +273,21 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    fn typed(&mut self, node: &Node) -> Typed {
-        let span = node.span.clone();
-        match &node.kind {
+    /// The node's value, taking its strings (the node is consumed).
+    fn typed(&mut self, node: Node) -> Typed {
+        let span = node.span;
+        match node.kind {
             NodeKind::Null => Typed::new(span, Kind::None),
             NodeKind::Sequence(items) => {
-                let items = items.iter().map(|n| self.typed(n)).collect();
+                let items = items.into_iter().map(|n| self.typed(n)).collect();
                 Typed::new(span, Kind::List(items))
             }
             NodeKind::Mapping(pairs) => {
                 let entries: Vec<Entry> = pairs
-                    .iter()
+                    .into_iter()
                     .map(|p| Entry {
-                        key: self.typed(&p.key),
-                        value: self.typed(&p.value),
+                        key: self.typed(p.key),
+                        value: self.typed(p.value),
                     })
                     .collect();
                 if let [only] = entries.as_slice() {
@@ -277,18 +308,23 @@ impl Builder<'_> {
                 };
                 let kind = match (self.format, tag) {
                     (Format::Yaml, Some(tag)) => self.tagged(&tag, &s.value, &span),
-                    (Format::Yaml, None) if plain => match yaml11::construct_plain(&s.value) {
-                        Ok(v) => from_scalar(v),
-                        Err(message) => {
-                            self.errors.push(LoadError {
-                                span: span.clone(),
-                                message: format!("`{}` does not load: {message}", s.value),
-                            });
-                            Kind::Str(s.value.clone())
-                        }
+                    (Format::Yaml, None) if plain => match yaml11::resolve(&s.value) {
+                        // A string keeps the tree's string (most of a
+                        // checks file).
+                        yaml11::Tag::Str => Kind::Str(s.value),
+                        tag => match yaml11::construct(&s.value, tag) {
+                            Ok(v) => from_scalar(v),
+                            Err(message) => {
+                                self.errors.push(LoadError {
+                                    span: span.clone(),
+                                    message: format!("`{}` does not load: {message}", s.value),
+                                });
+                                Kind::Str(s.value)
+                            }
+                        },
                     },
                     (Format::Json, _) if plain => json_scalar(&s.value),
-                    _ => Kind::Str(s.value.clone()),
+                    _ => Kind::Str(s.value),
                 };
                 Typed { span, kind, plain }
             }

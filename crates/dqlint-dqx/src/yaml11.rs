@@ -198,7 +198,12 @@ fn is_decimal_digits(text: &str) -> bool {
 /// Builds the Python value of a plain scalar, or the error `safe_load`
 /// raises (an impossible date, the `=` value tag).
 pub fn construct_plain(text: &str) -> Result<Scalar11, String> {
-    match resolve(text) {
+    construct(text, resolve(text))
+}
+
+/// The value of plain scalar `text` that [`resolve`] gave `tag`.
+pub fn construct(text: &str, tag: Tag) -> Result<Scalar11, String> {
+    match tag {
         Tag::Null => Ok(Scalar11::None),
         Tag::Bool => Ok(Scalar11::Bool(matches!(
             text,

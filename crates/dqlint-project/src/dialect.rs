@@ -12,6 +12,7 @@
 //! from [`Workspace::files_of`] and yields the shared expectation model
 //! ([`crate::expectation_model`]).
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 /// What made a folder the root.
@@ -359,6 +360,33 @@ pub(crate) const SKIPPED: &[&str] = &[
 /// and elsewhere stay LHP's DDL unless they hold pipeline statements.
 pub fn discover(start: &Path) -> Workspace {
     let (root, marker) = find_lint_root(start);
+    let mut files = Vec::new();
+    let _ = walk_dialect_files(&root, marker, &mut |path, dialect| {
+        files.push((path.to_path_buf(), dialect));
+        ControlFlow::Continue(())
+    });
+    Workspace {
+        root,
+        marker,
+        files,
+    }
+}
+
+/// Whether [`discover`] would find any file: the walk stops at the first
+/// (what the CLI asks of a root without `lhp.yaml` before linting it, where
+/// reading every file twice cost a large root a serial pass over its text).
+pub fn holds_dialect_files(start: &Path) -> bool {
+    let (root, marker) = find_lint_root(start);
+    walk_dialect_files(&root, marker, &mut |_, _| ControlFlow::Break(())).is_break()
+}
+
+/// The files under `root` of a dialect other than LHP's layout, in name
+/// order, each given to `found` until it breaks.
+fn walk_dialect_files(
+    root: &Path,
+    marker: RootMarker,
+    found: &mut dyn FnMut(&Path, Dialect) -> ControlFlow<()>,
+) -> ControlFlow<()> {
     let lhp_layout = [
         "pipelines",
         "templates",
@@ -367,8 +395,7 @@ pub fn discover(start: &Path) -> Workspace {
         "blueprints",
         "config",
     ];
-    let mut files = Vec::new();
-    let walker = walkdir::WalkDir::new(&root)
+    let walker = walkdir::WalkDir::new(root)
         .sort_by(crate::files::by_file_name)
         .into_iter()
         .filter_entry(|e| {
@@ -394,19 +421,15 @@ pub fn discover(start: &Path) -> Workspace {
         let Ok(text) = crate::files::read_from_disk(path) else {
             continue;
         };
-        let rel = crate::files::relative_path(&root, path);
+        let rel = crate::files::relative_path(root, path);
         if marker == RootMarker::LhpProject && rel == "lhp.yaml" {
             continue;
         }
         if let Some(dialect) = classify(&rel, &text) {
-            files.push((path.to_path_buf(), dialect));
+            found(path, dialect)?;
         }
     }
-    Workspace {
-        root,
-        marker,
-        files,
-    }
+    ControlFlow::Continue(())
 }
 
 #[cfg(test)]

@@ -85,11 +85,31 @@ pub struct SourceFile {
     /// `Project::flowgroups` is built from them (memory); spans, errors,
     /// comments and duplicate keys stay.
     pub yaml: Option<Arc<YamlFile>>,
+    /// DQX's reading of a checks file, typed while the file was read, its
+    /// YAML trees then released (a one-shot lint:
+    /// [`crate::LoadOptions::release_dqx_trees`]). `None`: the rules type
+    /// the file from `yaml` when they first read it.
+    pub dqx: Option<Arc<dqlint_dqx::Loaded>>,
     /// Why the file could not be read (missing, binary, not UTF-8...).
     pub read_error: Option<String>,
 }
 
 impl SourceFile {
+    /// Types a checks file that parses as DQX reads it into
+    /// [`SourceFile::dqx`], taking the trees out of its parse (which must
+    /// not be shared yet: a parse another file holds is left as it is).
+    pub(crate) fn type_dqx_checks(&mut self) {
+        let Some(yaml) = self.yaml.as_mut().and_then(Arc::get_mut) else {
+            return;
+        };
+        if !yaml.errors.is_empty() {
+            return;
+        }
+        let format = dqlint_dqx::Format::for_path(&self.rel);
+        let loaded = dqlint_dqx::load_taking(&self.text, yaml, format);
+        self.dqx = Some(Arc::new(loaded));
+    }
+
     /// Whether the file could not be read or does not parse (a YAML syntax
     /// error anywhere in it).
     pub fn is_broken(&self) -> bool {
@@ -474,6 +494,7 @@ pub(crate) fn file_from_text(
         text,
         lines,
         yaml,
+        dqx: None,
         read_error,
     }
 }

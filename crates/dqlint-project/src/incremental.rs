@@ -61,6 +61,7 @@ impl Edits {
                 lines: dqlint_yaml::LineIndex::new(text),
                 text: text.clone(),
                 yaml: Some(yaml.clone()),
+                dqx: None,
                 read_error: None,
                 ..copy(file)
             },
@@ -409,6 +410,7 @@ impl Project {
                     text: empty.clone(),
                     lines: Default::default(),
                     yaml: None,
+                    dqx: None,
                     read_error: None,
                     ..copy(file)
                 };
@@ -542,6 +544,7 @@ fn copy(file: &SourceFile) -> SourceFile {
         text: file.text.clone(),
         lines: file.lines.clone(),
         yaml: file.yaml.clone(),
+        dqx: file.dqx.clone(),
         read_error: file.read_error.clone(),
     }
 }
@@ -561,6 +564,7 @@ fn stand_in(file: &SourceFile, empty: &Arc<str>) -> SourceFile {
         text: empty.clone(),
         lines: Default::default(),
         yaml: None,
+        dqx: None,
         read_error: broken.then(|| {
             "left out of this re-lint; it did not parse in the last full load".to_string()
         }),

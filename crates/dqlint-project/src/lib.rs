@@ -21,7 +21,9 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 pub use blueprints::Blueprint;
-pub use dialect::{classify, discover, find_lint_root, Dialect, RootMarker, Workspace};
+pub use dialect::{
+    classify, discover, find_lint_root, holds_dialect_files, Dialect, RootMarker, Workspace,
+};
 pub use expectation_model::{
     Check, DatasetExpectations, Enforcement, Expectation, ExpectationSource, SourceSpan,
 };
@@ -64,6 +66,12 @@ pub struct LoadOptions {
     /// `[policy] registry`: YAML files read as the team's rule registry
     /// ([`FileKind::PolicyRegistry`], [`rule_registry`]).
     pub registry: Option<globset::GlobSet>,
+    /// The project is linted once and dropped (the CLI): each DQX checks
+    /// file found by its content is typed as it is read
+    /// ([`SourceFile::dqx`]) and its YAML trees are released, so a large
+    /// DQX root never holds its trees and its typed checks at once. The
+    /// language server keeps the trees (rename, re-lints of slices).
+    pub release_dqx_trees: bool,
 }
 
 /// The files `dqlint.toml` forces to a DQX kind (`[dqx] checks`,
@@ -273,6 +281,7 @@ impl Project {
             walk_errors: Vec::new(),
             dqx_forced: &dqx_forced,
             listing: files::Listing::walk(&root),
+            release_dqx_trees: options.release_dqx_trees,
         };
         if !root.join("lhp.yaml").is_file() {
             timings::phase_done("load: start (root without an LHP project)");
@@ -557,6 +566,8 @@ struct Loader<'a> {
     dqx_forced: &'a DqxForced,
     /// The root's files, walked once (`files::Listing`).
     listing: files::Listing,
+    /// [`LoadOptions::release_dqx_trees`].
+    release_dqx_trees: bool,
 }
 
 impl Loader<'_> {
@@ -572,6 +583,7 @@ impl Loader<'_> {
             text: std::sync::Arc::from(""),
             lines: Default::default(),
             yaml: None,
+            dqx: None,
             read_error: Some(String::from("\u{0}pending")),
         });
         id
@@ -693,6 +705,7 @@ impl Loader<'_> {
             .collect();
         let overlay = self.overlay;
         let forced = self.dqx_forced;
+        let release = self.release_dqx_trees;
         candidates
             .into_par_iter()
             .filter_map(|path| {
@@ -710,7 +723,12 @@ impl Loader<'_> {
                     Some(kind) => kind,
                     None => dialect::dqx_kind(&rel, &file.text, file.yaml.as_deref())?,
                 };
-                Some(SourceFile { kind, ..file })
+                let mut file = SourceFile { kind, ..file };
+                if release && kind == FileKind::DqxChecks {
+                    // Typed while its tree is fresh, then the tree goes.
+                    file.type_dqx_checks();
+                }
+                Some(file)
             })
             .collect()
     }

@@ -15,7 +15,7 @@ use dqlint::fix::FixMode;
 use dqlint::fix_write::{self, FixLock, WriteOutcome};
 use dqlint::{cache, fix_loop, output, rule_docs};
 use dqlint_linter::{lint_configured, Config, Selection, Severity, RULES};
-use dqlint_project::{discover, find_lint_root, Project, RootMarker, Workspace};
+use dqlint_project::{find_lint_root, holds_dialect_files, Project, RootMarker};
 
 #[derive(Parser)]
 #[command(
@@ -297,8 +297,8 @@ fn policy_command(args: PolicyArgs) -> Result<ExitCode, String> {
         return Err(format!("{}: no such file or folder", path.display()));
     }
     let (root, marker) = find_lint_root(&path);
-    if marker != RootMarker::LhpProject && !has_dialect_files(&discover(&root)) {
-        return Err(nothing_to_lint(&path, &discover(&root)));
+    if marker != RootMarker::LhpProject && !holds_dialect_files(&root) {
+        return Err(nothing_to_lint(&path, &root));
     }
     let config = Config::discover(&root, args.config.as_deref()).map_err(|e| e.to_string())?;
     let options = config.load_options(&args.envs);
@@ -320,17 +320,13 @@ fn policy_command(args: PolicyArgs) -> Result<ExitCode, String> {
 
 /// Whether a root without `lhp.yaml` holds files of another dialect: a
 /// DQX checks file or run config, or a pipeline source (Python, SQL).
-fn has_dialect_files(workspace: &Workspace) -> bool {
-    !workspace.is_empty()
-}
-
 /// Why a PATH outside any LHP project is not linted (exit 2): nothing of
 /// any dialect under its root.
-fn nothing_to_lint(path: &Path, workspace: &Workspace) -> String {
+fn nothing_to_lint(path: &Path, root: &Path) -> String {
     format!(
         "{}: nothing to lint under {}: no lhp.yaml in it or any parent folder, no DQX checks file or pipeline source",
         path.display(),
-        workspace.root.display()
+        root.display()
     )
 }
 
@@ -419,11 +415,10 @@ fn lint_command(mut args: LintArgs) -> Result<ExitCode, String> {
             // files or pipeline sources, or its dqlint.toml has a [dqx]
             // table (a broken one is reported by the lint below).
             (root, _) => {
-                let workspace = discover(&root);
                 let dqx_configured =
                     Config::discover(&root, args.config.as_deref()).map_or(true, |c| c.dqx.present);
-                if !has_dialect_files(&workspace) && !dqx_configured {
-                    return Err(nothing_to_lint(path, &workspace));
+                if !dqx_configured && !holds_dialect_files(&root) {
+                    return Err(nothing_to_lint(path, &root));
                 }
                 root
             }
@@ -479,6 +474,7 @@ fn lint_command(mut args: LintArgs) -> Result<ExitCode, String> {
         let lint_project = |overlay: &dqlint_project::Overlay| -> Result<(Project, Vec<dqlint_linter::Diagnostic>), String> {
             let mut options = config.load_options(&args.envs);
             options.overlay = overlay.clone();
+            options.release_dqx_trees = true;
             let project = Project::load(&root, &options).map_err(|e| e.to_string())?;
             if !project.is_lhp() && project.files.is_empty() {
                 // The text looked like DQX, the structure does not; or

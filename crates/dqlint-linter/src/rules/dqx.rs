@@ -57,7 +57,9 @@ use crate::engine::Context;
 /// `DQRowRule(...)`s are read as the checks DQX's metadata would hold.
 pub struct ChecksFile<'a> {
     pub file: &'a SourceFile,
-    pub loaded: Loaded,
+    /// DQX's reading of the file (typed at load for a one-shot lint,
+    /// [`SourceFile::dqx`], else here).
+    pub loaded: std::sync::Arc<Loaded>,
     /// DQX's Python API in a `.py` source (`None`: a checks file); its
     /// `checks` are [`ChecksFile::items`], in order.
     pub python: Option<DqxApi>,
@@ -135,11 +137,17 @@ fn load_checks_files<'a>(ctx: &Context<'a>) -> Vec<ChecksFile<'a>> {
         .par_iter()
         .filter(|f| f.kind == FileKind::DqxChecks && f.read_error.is_none())
         .filter_map(|file| {
-            let yaml = file.yaml.as_ref()?;
-            if !yaml.errors.is_empty() {
-                return None;
-            }
-            let loaded = dqlint_dqx::load(&file.text, yaml, Format::for_path(&file.rel));
+            let loaded = match &file.dqx {
+                Some(loaded) => loaded.clone(),
+                None => {
+                    let yaml = file.yaml.as_ref()?;
+                    if !yaml.errors.is_empty() {
+                        return None;
+                    }
+                    let format = Format::for_path(&file.rel);
+                    std::sync::Arc::new(dqlint_dqx::load(&file.text, yaml, format))
+                }
+            };
             Some(ChecksFile {
                 file,
                 loaded,
@@ -156,10 +164,10 @@ fn load_checks_files<'a>(ctx: &Context<'a>) -> Vec<ChecksFile<'a>> {
                 return None;
             }
             let items = api.checks.iter().map(|c| c.item.clone()).collect();
-            let loaded = Loaded {
+            let loaded = std::sync::Arc::new(Loaded {
                 root: Some(Typed::new(0..0, Kind::List(items))),
                 errors: Vec::new(),
-            };
+            });
             Some(ChecksFile {
                 file,
                 loaded,

@@ -329,6 +329,7 @@ mod tests {
             text: yaml.into(),
             lines: dqlint_yaml::LineIndex::new(yaml),
             yaml: None,
+            dqx: None,
             read_error: None,
         };
         let mut out = Vec::new();
