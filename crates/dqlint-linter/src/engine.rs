@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::config::{Config, Policy};
 use crate::diagnostic::{Diagnostic, Location};
-use crate::registry::{RuleMeta, RULES};
+use crate::registry::{Check, RuleMeta, RULES};
 
 /// What rules read: the project and the environments to check.
 pub struct Context<'a> {
@@ -227,26 +227,56 @@ pub fn lint_configured(
     // What many rules read, built before they start (in parallel itself):
     // a rule building it would hold the other threads waiting.
     crate::rules::dqx::checks_files(&ctx);
+    dqlint_project::timings::phase_done("lint: DQX checks typed");
     crate::rules::pipeline::prepare(&ctx, &selected);
     crate::rules::tokens::prepare(&ctx, &selected);
-    let per_rule: Vec<Vec<Diagnostic>> = selected
-        .par_iter()
-        .map(|rule| {
-            let mut findings = Findings::default();
-            (rule.check)(&ctx, &mut findings);
-            findings.items
-        })
-        .collect();
+    dqlint_project::timings::phase_done("lint: shared facts");
+    let (per_checks_file, whole_project): (Vec<&RuleMeta>, Vec<&RuleMeta>) = selected
+        .iter()
+        .partition(|rule| matches!(rule.check, Check::ChecksFile(_)));
+    let (per_rule, per_file) = rayon::join(
+        || {
+            whole_project
+                .par_iter()
+                .map(|rule| {
+                    let mut findings = Findings::default();
+                    if let Check::Project(check) = rule.check {
+                        check(&ctx, &mut findings);
+                    }
+                    findings.items
+                })
+                .collect::<Vec<_>>()
+        },
+        || {
+            if per_checks_file.is_empty() {
+                return Vec::new();
+            }
+            crate::rules::dqx::checks_files(&ctx)
+                .par_iter()
+                .map(|file| {
+                    let mut findings = Findings::default();
+                    for rule in &per_checks_file {
+                        if let Check::ChecksFile(check) = rule.check {
+                            check(&ctx, file, &mut findings);
+                        }
+                    }
+                    findings.items
+                })
+                .collect::<Vec<_>>()
+        },
+    );
+    dqlint_project::timings::phase_done("lint: rules");
     let merged = configure(
         project,
         &policy,
-        merge(per_rule.into_iter().flatten().collect()),
+        merge(per_rule.into_iter().chain(per_file).flatten().collect()),
     );
     // Suppressions see every finding, so a directive inside a block that a
     // syntax error breaks is not reported unused while the block is withheld.
     let mut merged = crate::suppression::apply(project, &policy, merged);
     let damage = crate::damage::Damage::of(project);
     merged.retain(|d| !damage.hides(d));
+    dqlint_project::timings::phase_done("lint: merged, configured, suppressed");
     // Stable output: by file path, then position, then code.
     merged.sort_by(|a, b| {
         let key = |d: &Diagnostic| {

@@ -18,8 +18,21 @@ pub struct RuleMeta {
     pub family: &'static str,
     /// What the rule's findings can depend on.
     pub scope: Scope,
-    pub check: fn(&Context, &mut Findings),
+    pub check: Check,
     source: &'static str,
+}
+
+/// How the engine runs a rule.
+#[derive(Clone, Copy)]
+pub enum Check {
+    /// Once, over the whole project.
+    Project(fn(&Context, &mut Findings)),
+    /// On one DQX checks file at a time (a YAML/JSON file, or a Python
+    /// source's DQX rules): what the rule finds there depends on that file
+    /// alone. The engine runs every such rule on a file before going on to
+    /// the next, while the file's checks are in the cache, instead of each
+    /// rule sweeping every file of a large root.
+    ChecksFile(fn(&Context, &crate::rules::dqx::ChecksFile, &mut Findings)),
 }
 
 impl std::fmt::Debug for RuleMeta {
@@ -249,8 +262,17 @@ impl DocExample {
     }
 }
 
+macro_rules! check_of {
+    ($check:path) => {
+        Check::Project($check)
+    };
+    ($check:path, $unit:ident) => {
+        Check::$unit($check)
+    };
+}
+
 macro_rules! registry {
-    ($( $code:literal $name:literal $severity:ident $scope:ident $family:ident / $module:ident; )*) => {
+    ($( $code:literal $name:literal $severity:ident $scope:ident $family:ident / $module:ident $(per $unit:ident)?; )*) => {
         pub static RULES: &[RuleMeta] = &[
             $( RuleMeta {
                 code: $code,
@@ -258,7 +280,7 @@ macro_rules! registry {
                 severity: Severity::$severity,
                 family: stringify!($family),
                 scope: Scope::$scope,
-                check: rules::$family::$module::check,
+                check: check_of!(rules::$family::$module::check $(, $unit)?),
                 source: include_str!(concat!(
                     "rules/", stringify!($family), "/", stringify!($module), ".rs"
                 )),
@@ -267,7 +289,8 @@ macro_rules! registry {
     };
 }
 
-// code, name, default severity, scope, family/module.
+// code, name, default severity, scope, family/module (`per ChecksFile`:
+// run on one checks file at a time, `Check::ChecksFile`).
 registry! {
     "DQ001" "yaml-syntax-error" Error File structure/dq001_yaml_syntax_error;
     "DQ002" "invalid-structure" Error Flowgroup structure/dq002_invalid_structure;
@@ -319,35 +342,35 @@ registry! {
     "DQ605" "undefined-local-variable" Error Flowgroup tokens/dq605_undefined_local_variable;
     "DQ701" "cdc-without-sequence-by" Warning Flowgroup cdc/dq701_cdc_without_sequence_by;
     "DQ702" "cdc-sequence-by-processing-time" Warning Flowgroup cdc/dq702_cdc_sequence_by_processing_time;
-    "DQ801" "dqx-checks-not-a-list" Error File dqx/dq801_dqx_checks_not_a_list;
-    "DQ802" "dqx-check-not-mapping" Error File dqx/dq802_dqx_check_not_mapping;
-    "DQ803" "dqx-check-block-missing" Error File dqx/dq803_dqx_check_block_missing;
-    "DQ804" "dqx-invalid-check-block" Error File dqx/dq804_dqx_invalid_check_block;
-    "DQ805" "dqx-invalid-field-type" Error File dqx/dq805_dqx_invalid_field_type;
-    "DQ806" "dqx-invalid-criticality" Error File dqx/dq806_dqx_invalid_criticality;
-    "DQ807" "dqx-unknown-key" Warning File dqx/dq807_dqx_unknown_key;
-    "DQ808" "dqx-storage-only-key" Info File dqx/dq808_dqx_storage_only_key;
-    "DQ809" "dqx-filter-misplaced" Warning File dqx/dq809_dqx_filter_misplaced;
-    "DQ810" "dqx-unknown-function" Error File dqx/dq810_dqx_unknown_function;
-    "DQ811" "dqx-missing-argument" Error File dqx/dq811_dqx_missing_argument;
-    "DQ812" "dqx-unexpected-argument" Error File dqx/dq812_dqx_unexpected_argument;
-    "DQ813" "dqx-argument-type" Error File dqx/dq813_dqx_argument_type;
-    "DQ814" "dqx-bool-for-int" Error File dqx/dq814_dqx_bool_for_int;
-    "DQ815" "dqx-yaml11-scalar" Warning File dqx/dq815_dqx_yaml11_scalar;
-    "DQ816" "dqx-for-each-column-shape" Error File dqx/dq816_dqx_for_each_column_shape;
-    "DQ817" "dqx-for-each-column-overrides" Warning File dqx/dq817_dqx_for_each_column_overrides;
-    "DQ818" "dqx-invalid-argument-value" Error File dqx/dq818_dqx_invalid_argument_value;
-    "DQ820" "dqx-unsafe-sql" Error File dqx/dq820_dqx_unsafe_sql;
-    "DQ821" "dqx-row-filter-overridden" Warning File dqx/dq821_dqx_row_filter_overridden;
-    "DQ822" "dqx-in-list-bare-identifier" Warning File dqx/dq822_dqx_in_list_bare_identifier;
-    "DQ823" "dqx-limit-is-expression" Info File dqx/dq823_dqx_limit_is_expression;
-    "DQ824" "dqx-unresolved-placeholder" Warning File dqx/dq824_dqx_unresolved_placeholder;
-    "DQ825" "dqx-invalid-regex" Error File dqx/dq825_dqx_invalid_regex;
-    "DQ826" "dqx-requires-dbr" Warning File dqx/dq826_dqx_requires_dbr;
-    "DQ827" "dqx-unknown-column" Error File dqx/dq827_dqx_unknown_column;
-    "DQ830" "dqx-duplicate-rule" Warning File dqx/dq830_dqx_duplicate_rule;
-    "DQ831" "dqx-conflicting-rule" Info File dqx/dq831_dqx_conflicting_rule;
-    "DQ832" "dqx-duplicate-name" Warning File dqx/dq832_dqx_duplicate_name;
+    "DQ801" "dqx-checks-not-a-list" Error File dqx/dq801_dqx_checks_not_a_list per ChecksFile;
+    "DQ802" "dqx-check-not-mapping" Error File dqx/dq802_dqx_check_not_mapping per ChecksFile;
+    "DQ803" "dqx-check-block-missing" Error File dqx/dq803_dqx_check_block_missing per ChecksFile;
+    "DQ804" "dqx-invalid-check-block" Error File dqx/dq804_dqx_invalid_check_block per ChecksFile;
+    "DQ805" "dqx-invalid-field-type" Error File dqx/dq805_dqx_invalid_field_type per ChecksFile;
+    "DQ806" "dqx-invalid-criticality" Error File dqx/dq806_dqx_invalid_criticality per ChecksFile;
+    "DQ807" "dqx-unknown-key" Warning File dqx/dq807_dqx_unknown_key per ChecksFile;
+    "DQ808" "dqx-storage-only-key" Info File dqx/dq808_dqx_storage_only_key per ChecksFile;
+    "DQ809" "dqx-filter-misplaced" Warning File dqx/dq809_dqx_filter_misplaced per ChecksFile;
+    "DQ810" "dqx-unknown-function" Error File dqx/dq810_dqx_unknown_function per ChecksFile;
+    "DQ811" "dqx-missing-argument" Error File dqx/dq811_dqx_missing_argument per ChecksFile;
+    "DQ812" "dqx-unexpected-argument" Error File dqx/dq812_dqx_unexpected_argument per ChecksFile;
+    "DQ813" "dqx-argument-type" Error File dqx/dq813_dqx_argument_type per ChecksFile;
+    "DQ814" "dqx-bool-for-int" Error File dqx/dq814_dqx_bool_for_int per ChecksFile;
+    "DQ815" "dqx-yaml11-scalar" Warning File dqx/dq815_dqx_yaml11_scalar per ChecksFile;
+    "DQ816" "dqx-for-each-column-shape" Error File dqx/dq816_dqx_for_each_column_shape per ChecksFile;
+    "DQ817" "dqx-for-each-column-overrides" Warning File dqx/dq817_dqx_for_each_column_overrides per ChecksFile;
+    "DQ818" "dqx-invalid-argument-value" Error File dqx/dq818_dqx_invalid_argument_value per ChecksFile;
+    "DQ820" "dqx-unsafe-sql" Error File dqx/dq820_dqx_unsafe_sql per ChecksFile;
+    "DQ821" "dqx-row-filter-overridden" Warning File dqx/dq821_dqx_row_filter_overridden per ChecksFile;
+    "DQ822" "dqx-in-list-bare-identifier" Warning File dqx/dq822_dqx_in_list_bare_identifier per ChecksFile;
+    "DQ823" "dqx-limit-is-expression" Info File dqx/dq823_dqx_limit_is_expression per ChecksFile;
+    "DQ824" "dqx-unresolved-placeholder" Warning File dqx/dq824_dqx_unresolved_placeholder per ChecksFile;
+    "DQ825" "dqx-invalid-regex" Error File dqx/dq825_dqx_invalid_regex per ChecksFile;
+    "DQ826" "dqx-requires-dbr" Warning File dqx/dq826_dqx_requires_dbr per ChecksFile;
+    "DQ827" "dqx-unknown-column" Error File dqx/dq827_dqx_unknown_column per ChecksFile;
+    "DQ830" "dqx-duplicate-rule" Warning File dqx/dq830_dqx_duplicate_rule per ChecksFile;
+    "DQ831" "dqx-conflicting-rule" Info File dqx/dq831_dqx_conflicting_rule per ChecksFile;
+    "DQ832" "dqx-duplicate-name" Warning File dqx/dq832_dqx_duplicate_name per ChecksFile;
     "DQ850" "dqx-config-invalid" Error File dqx/dq850_dqx_config_invalid;
     "DQ851" "dqx-config-value-defaulted" Error File dqx/dq851_dqx_config_value_defaulted;
     "DQ852" "dqx-config-unknown-key" Warning File dqx/dq852_dqx_config_unknown_key;

@@ -46,43 +46,44 @@ use dqlint_dqx::{Kind, Typed};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::checks_files;
+use crate::rules::dqx::ChecksFile;
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ801");
-    for file in checks_files(ctx).iter().filter(|f| !f.is_python()) {
-        let Some(root) = file.loaded.root.as_ref() else {
-            continue;
-        };
-        if matches!(root.kind, Kind::List(_) | Kind::None) {
-            continue;
-        }
-        let span = match root.as_map().and_then(|e| e.first()) {
-            Some(first) => first.key.span.clone(),
-            None => root.span.clone(),
-        };
-        let mut d = Diagnostic::at(
-            me,
-            file.id(),
-            span,
-            format!(
-                "a DQX checks file is a list of checks; this one is {}, which DQX rejects",
-                root.described()
-            ),
-        );
-        if let Some(fix) = unwrap_fix(&file.file.text, root) {
-            d = d.fix(Fix {
-                description: "Make the list under the only key the top level".into(),
-                applicability: Applicability::Safe,
-                edits: vec![Edit {
-                    file: file.id(),
-                    span: root.span.clone(),
-                    new_text: fix,
-                }],
-            });
-        }
-        out.push(d);
+    if file.is_python() {
+        return;
     }
+    let Some(root) = file.loaded.root.as_ref() else {
+        return;
+    };
+    if matches!(root.kind, Kind::List(_) | Kind::None) {
+        return;
+    }
+    let span = match root.as_map().and_then(|e| e.first()) {
+        Some(first) => first.key.span.clone(),
+        None => root.span.clone(),
+    };
+    let mut d = Diagnostic::at(
+        me,
+        file.id(),
+        span,
+        format!(
+            "a DQX checks file is a list of checks; this one is {}, which DQX rejects",
+            root.described()
+        ),
+    );
+    if let Some(fix) = unwrap_fix(&file.file.text, root) {
+        d = d.fix(Fix {
+            description: "Make the list under the only key the top level".into(),
+            applicability: Applicability::Safe,
+            edits: vec![Edit {
+                file: file.id(),
+                span: root.span.clone(),
+                new_text: fix,
+            }],
+        });
+    }
+    out.push(d);
 }
 
 /// The mapping's only value, a non-empty list of mappings, as the new

@@ -34,23 +34,24 @@
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::checks_files;
+use crate::rules::dqx::ChecksFile;
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ802");
-    for file in checks_files(ctx).iter().filter(|f| !f.is_python()) {
-        for item in file.items() {
-            if item.as_map().is_none() {
-                out.push(Diagnostic::at(
-                    me,
-                    file.id(),
-                    item.span.clone(),
-                    format!(
-                        "a DQX check must be a mapping with a `check:` block, not {}: DQX rejects the file (Unsupported check type)",
-                        item.described()
-                    ),
-                ));
-            }
+    if file.is_python() {
+        return;
+    }
+    for item in file.items() {
+        if item.as_map().is_none() {
+            out.push(Diagnostic::at(
+                me,
+                file.id(),
+                item.span.clone(),
+                format!(
+                    "a DQX check must be a mapping with a `check:` block, not {}: DQX rejects the file (Unsupported check type)",
+                    item.described()
+                ),
+            ));
         }
     }
 }

@@ -32,28 +32,29 @@
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::checks_files;
+use crate::rules::dqx::ChecksFile;
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ803");
-    for file in checks_files(ctx).iter().filter(|f| !f.is_python()) {
-        for item in file.items() {
-            let Some(entries) = item.as_map() else {
-                continue;
-            };
-            if item.entry("check").is_some() {
-                continue;
-            }
-            let span = entries
-                .first()
-                .map(|e| e.key.span.clone())
-                .unwrap_or(item.span.clone());
-            let message = if item.get("function").is_some() {
-                "this check is in the flat form: `function` and `arguments` must sit under a `check:` key; DQX rejects it ('check' field is missing)"
-            } else {
-                "this DQX check has no `check:` block; DQX rejects it ('check' field is missing)"
-            };
-            out.push(Diagnostic::at(me, file.id(), span, message));
+    if file.is_python() {
+        return;
+    }
+    for item in file.items() {
+        let Some(entries) = item.as_map() else {
+            continue;
+        };
+        if item.entry("check").is_some() {
+            continue;
         }
+        let span = entries
+            .first()
+            .map(|e| e.key.span.clone())
+            .unwrap_or(item.span.clone());
+        let message = if item.get("function").is_some() {
+            "this check is in the flat form: `function` and `arguments` must sit under a `check:` key; DQX rejects it ('check' field is missing)"
+        } else {
+            "this DQX check has no `check:` block; DQX rejects it ('check' field is missing)"
+        };
+        out.push(Diagnostic::at(me, file.id(), span, message));
     }
 }

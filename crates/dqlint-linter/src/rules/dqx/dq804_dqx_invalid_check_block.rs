@@ -34,81 +34,82 @@
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::checks_files;
+use crate::rules::dqx::ChecksFile;
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ804");
-    for file in checks_files(ctx).iter().filter(|f| !f.is_python()) {
-        for item in file.items() {
-            let Some(check) = item.entry("check") else {
-                continue;
-            };
-            let block = &check.value;
-            if block.as_map().is_none() {
+    if file.is_python() {
+        return;
+    }
+    for item in file.items() {
+        let Some(check) = item.entry("check") else {
+            continue;
+        };
+        let block = &check.value;
+        if block.as_map().is_none() {
+            out.push(Diagnostic::at(
+                me,
+                file.id(),
+                block.span.clone(),
+                format!(
+                    "`check` must be a mapping with `function` and `arguments`, not {}; DQX rejects the check",
+                    block.described()
+                ),
+            ));
+            continue;
+        }
+        match block.get("function") {
+            None => out.push(Diagnostic::at(
+                me,
+                file.id(),
+                check.key.span.clone(),
+                "this `check` block has no `function`; DQX rejects the check",
+            )),
+            Some(f) if f.as_str().is_none() => out.push(Diagnostic::at(
+                me,
+                file.id(),
+                f.span.clone(),
+                format!(
+                    "`function` must be a function name, not {}; DQX rejects the check",
+                    f.described()
+                ),
+            )),
+            Some(_) => {}
+        }
+        if let Some(args) = block.entry("arguments") {
+            if args.value.as_map().is_none() {
+                let (span, what) = if args.value.is_none() {
+                    (args.key.span.clone(), "left empty (null)".to_string())
+                } else {
+                    (args.value.span.clone(), args.value.described().to_string())
+                };
                 out.push(Diagnostic::at(
                     me,
                     file.id(),
-                    block.span.clone(),
-                    format!(
-                        "`check` must be a mapping with `function` and `arguments`, not {}; DQX rejects the check",
-                        block.described()
-                    ),
+                    span,
+                    format!("`arguments` must be a mapping, not {what}; DQX rejects the check ('arguments' should be a dictionary)"),
                 ));
-                continue;
             }
-            match block.get("function") {
+        }
+        if let Some(each) = block.entry("for_each_column") {
+            match each.value.as_list() {
+                None if each.value.is_none() => {}
                 None => out.push(Diagnostic::at(
                     me,
                     file.id(),
-                    check.key.span.clone(),
-                    "this `check` block has no `function`; DQX rejects the check",
-                )),
-                Some(f) if f.as_str().is_none() => out.push(Diagnostic::at(
-                    me,
-                    file.id(),
-                    f.span.clone(),
+                    each.value.span.clone(),
                     format!(
-                        "`function` must be a function name, not {}; DQX rejects the check",
-                        f.described()
+                        "`for_each_column` must be a list of columns, not {}; DQX rejects the check",
+                        each.value.described()
                     ),
                 )),
+                Some([]) => out.push(Diagnostic::at(
+                    me,
+                    file.id(),
+                    each.value.span.clone(),
+                    "`for_each_column` is empty; DQX rejects the check ('for_each_column' should not be empty)",
+                )),
                 Some(_) => {}
-            }
-            if let Some(args) = block.entry("arguments") {
-                if args.value.as_map().is_none() {
-                    let (span, what) = if args.value.is_none() {
-                        (args.key.span.clone(), "left empty (null)".to_string())
-                    } else {
-                        (args.value.span.clone(), args.value.described().to_string())
-                    };
-                    out.push(Diagnostic::at(
-                        me,
-                        file.id(),
-                        span,
-                        format!("`arguments` must be a mapping, not {what}; DQX rejects the check ('arguments' should be a dictionary)"),
-                    ));
-                }
-            }
-            if let Some(each) = block.entry("for_each_column") {
-                match each.value.as_list() {
-                    None if each.value.is_none() => {}
-                    None => out.push(Diagnostic::at(
-                        me,
-                        file.id(),
-                        each.value.span.clone(),
-                        format!(
-                            "`for_each_column` must be a list of columns, not {}; DQX rejects the check",
-                            each.value.described()
-                        ),
-                    )),
-                    Some([]) => out.push(Diagnostic::at(
-                        me,
-                        file.id(),
-                        each.value.span.clone(),
-                        "`for_each_column` is empty; DQX rejects the check ('for_each_column' should not be empty)",
-                    )),
-                    Some(_) => {}
-                }
             }
         }
     }

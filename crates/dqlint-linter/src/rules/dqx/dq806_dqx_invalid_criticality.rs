@@ -51,49 +51,47 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, yaml_only_fix};
+use crate::rules::dqx::{yaml_only_fix, ChecksFile};
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ806");
-    for file in checks_files(ctx) {
-        for item in file.items() {
-            let Some(value) = item.get("criticality") else {
-                continue;
-            };
-            let Some(text) = value.as_str() else {
-                continue;
-            };
-            if dqlint_dqx::CRITICALITIES.contains(&text) {
-                continue;
-            }
-            let meant = match text.to_ascii_lowercase().as_str() {
-                "warn" | "warning" | "warnings" => Some("warn"),
-                "error" | "errors" | "err" => Some("error"),
-                _ => None,
-            };
-            let mut d = Diagnostic::at(
-                me,
-                file.id(),
-                value.span.clone(),
-                format!(
-                    "criticality `{text}` is not `error` or `warn`; DQX rejects the check{}",
-                    meant
-                        .map(|m| format!(" (did you mean `{m}`?)"))
-                        .unwrap_or_default()
-                ),
-            );
-            if let Some(m) = meant {
-                d = d.fix(Fix {
-                    description: format!("Write `{m}`"),
-                    applicability: Applicability::Safe,
-                    edits: vec![Edit {
-                        file: file.id(),
-                        span: value.span.clone(),
-                        new_text: m.to_string(),
-                    }],
-                });
-            }
-            out.push(yaml_only_fix(file, d));
+    for item in file.items() {
+        let Some(value) = item.get("criticality") else {
+            continue;
+        };
+        let Some(text) = value.as_str() else {
+            continue;
+        };
+        if dqlint_dqx::CRITICALITIES.contains(&text) {
+            continue;
         }
+        let meant = match text.to_ascii_lowercase().as_str() {
+            "warn" | "warning" | "warnings" => Some("warn"),
+            "error" | "errors" | "err" => Some("error"),
+            _ => None,
+        };
+        let mut d = Diagnostic::at(
+            me,
+            file.id(),
+            value.span.clone(),
+            format!(
+                "criticality `{text}` is not `error` or `warn`; DQX rejects the check{}",
+                meant
+                    .map(|m| format!(" (did you mean `{m}`?)"))
+                    .unwrap_or_default()
+            ),
+        );
+        if let Some(m) = meant {
+            d = d.fix(Fix {
+                description: format!("Write `{m}`"),
+                applicability: Applicability::Safe,
+                edits: vec![Edit {
+                    file: file.id(),
+                    span: value.span.clone(),
+                    new_text: m.to_string(),
+                }],
+            });
+        }
+        out.push(yaml_only_fix(file, d));
     }
 }

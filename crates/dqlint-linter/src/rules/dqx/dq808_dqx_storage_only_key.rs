@@ -36,26 +36,27 @@
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::checks_files;
+use crate::rules::dqx::ChecksFile;
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ808");
-    for file in checks_files(ctx).iter().filter(|f| !f.is_python()) {
-        for item in file.items() {
-            for entry in item.as_map().unwrap_or(&[]) {
-                let Some(key) = entry.key.as_str() else {
-                    continue;
-                };
-                if dqlint_dqx::STORAGE_KEYS.contains(&key) {
-                    out.push(Diagnostic::at(
-                        me,
-                        file.id(),
-                        entry.key.span.clone(),
-                        format!(
-                            "`{key}` is a key DQX's checks storage writes; DQX drops it when it loads this file, so it has no effect"
-                        ),
-                    ));
-                }
+    if file.is_python() {
+        return;
+    }
+    for item in file.items() {
+        for entry in item.as_map().unwrap_or(&[]) {
+            let Some(key) = entry.key.as_str() else {
+                continue;
+            };
+            if dqlint_dqx::STORAGE_KEYS.contains(&key) {
+                out.push(Diagnostic::at(
+                    me,
+                    file.id(),
+                    entry.key.span.clone(),
+                    format!(
+                        "`{key}` is a key DQX's checks storage writes; DQX drops it when it loads this file, so it has no effect"
+                    ),
+                ));
             }
         }
     }

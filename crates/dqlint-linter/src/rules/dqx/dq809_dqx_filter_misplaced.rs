@@ -42,68 +42,66 @@ use dqlint_dqx::{Entry, Typed};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, insert_before_key, own_lines, yaml_only_fix};
+use crate::rules::dqx::{insert_before_key, own_lines, yaml_only_fix, ChecksFile};
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ809");
-    for file in checks_files(ctx) {
-        let text = &file.file.text;
-        for item in file.items() {
-            let (Some(item_entries), Some(check)) = (item.as_map(), item.get("check")) else {
-                continue;
-            };
-            let Some(block) = check.as_map() else {
-                continue;
-            };
-            let function = check
-                .get("function")
-                .and_then(|f| f.as_str())
-                .unwrap_or("the function");
-            let mut places: Vec<(&Entry, &[Entry], bool)> = Vec::new();
+    let text = &file.file.text;
+    for item in file.items() {
+        let (Some(item_entries), Some(check)) = (item.as_map(), item.get("check")) else {
+            continue;
+        };
+        let Some(block) = check.as_map() else {
+            continue;
+        };
+        let function = check
+            .get("function")
+            .and_then(|f| f.as_str())
+            .unwrap_or("the function");
+        let mut places: Vec<(&Entry, &[Entry], bool)> = Vec::new();
+        places.extend(
+            block
+                .iter()
+                .filter(|e| e.key.as_str() == Some("filter"))
+                .map(|e| (e, block, false)),
+        );
+        if let Some(arguments) = check.get("arguments").and_then(|a| a.as_map()) {
             places.extend(
-                block
+                arguments
                     .iter()
                     .filter(|e| e.key.as_str() == Some("filter"))
-                    .map(|e| (e, block, false)),
+                    .map(|e| (e, arguments, true)),
             );
-            if let Some(arguments) = check.get("arguments").and_then(|a| a.as_map()) {
-                places.extend(
-                    arguments
-                        .iter()
-                        .filter(|e| e.key.as_str() == Some("filter"))
-                        .map(|e| (e, arguments, true)),
-                );
-            }
-            for (entry, siblings, in_arguments) in places {
-                let shown = entry.value.as_str().unwrap_or("...");
-                let mut d = if in_arguments {
-                    Diagnostic::at(
-                        me,
-                        file.id(),
-                        entry.key.span.clone(),
-                        format!(
-                            "`filter` is not an argument of `{function}`: DQX rejects the check; a check's filter belongs on the item, beside `criticality`"
-                        ),
-                    )
-                    .severity(Severity::Error)
-                } else {
-                    Diagnostic::at(
-                        me,
-                        file.id(),
-                        entry.key.span.clone(),
-                        format!(
-                            "DQX ignores a `filter` inside `check:`: the rule applies to every row, not only where `{shown}`; put it on the item, beside `criticality`"
-                        ),
-                    )
-                };
-                // An `arguments:` left empty by the move would be null.
-                if !(in_arguments && siblings.len() == 1) {
-                    if let Some(fix) = move_to_item(file.id(), text, item_entries, entry) {
-                        d = d.fix(fix);
-                    }
+        }
+        for (entry, siblings, in_arguments) in places {
+            let shown = entry.value.as_str().unwrap_or("...");
+            let mut d = if in_arguments {
+                Diagnostic::at(
+                    me,
+                    file.id(),
+                    entry.key.span.clone(),
+                    format!(
+                        "`filter` is not an argument of `{function}`: DQX rejects the check; a check's filter belongs on the item, beside `criticality`"
+                    ),
+                )
+                .severity(Severity::Error)
+            } else {
+                Diagnostic::at(
+                    me,
+                    file.id(),
+                    entry.key.span.clone(),
+                    format!(
+                        "DQX ignores a `filter` inside `check:`: the rule applies to every row, not only where `{shown}`; put it on the item, beside `criticality`"
+                    ),
+                )
+            };
+            // An `arguments:` left empty by the move would be null.
+            if !(in_arguments && siblings.len() == 1) {
+                if let Some(fix) = move_to_item(file.id(), text, item_entries, entry) {
+                    d = d.fix(fix);
                 }
-                out.push(yaml_only_fix(file, d));
             }
+            out.push(yaml_only_fix(file, d));
         }
     }
 }

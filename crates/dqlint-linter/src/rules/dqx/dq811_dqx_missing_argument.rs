@@ -59,78 +59,76 @@ use dqlint_dqx::ArgIssue;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{argument_issues, checks_files};
+use crate::rules::dqx::{argument_issues, ChecksFile};
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ811");
-    for file in checks_files(ctx) {
-        for (_, check, issues) in argument_issues(ctx, file) {
-            let f = check.function;
-            let at = check
-                .arguments_node
-                .map(|a| a.span.clone())
-                .unwrap_or(check.function_node.span.clone());
-            let mut missing: Vec<&str> = issues
+    for (_, check, issues) in argument_issues(ctx, file) {
+        let f = check.function;
+        let at = check
+            .arguments_node
+            .map(|a| a.span.clone())
+            .unwrap_or(check.function_node.span.clone());
+        let mut missing: Vec<&str> = issues
+            .iter()
+            .filter_map(|i| match i {
+                ArgIssue::Missing { param } => Some(param.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        let no_arguments = issues.contains(&ArgIssue::NoArguments);
+        if no_arguments && file.is_python() {
+            // DQX validates nothing; the function misses its required
+            // parameters.
+            missing = f
+                .params
                 .iter()
-                .filter_map(|i| match i {
-                    ArgIssue::Missing { param } => Some(param.name.as_str()),
-                    _ => None,
-                })
+                .filter(|p| p.required)
+                .map(|p| p.name.as_str())
                 .collect();
-            let no_arguments = issues.contains(&ArgIssue::NoArguments);
-            if no_arguments && file.is_python() {
-                // DQX validates nothing; the function misses its required
-                // parameters.
-                missing = f
-                    .params
-                    .iter()
-                    .filter(|p| p.required)
-                    .map(|p| p.name.as_str())
-                    .collect();
-            }
-            // A Python rule calls the function with what it is given: a
-            // missing required argument says it all there (and the one
-            // function whose parameters are all optional, has_valid_schema,
-            // refuses to build without one).
-            if no_arguments && (!file.is_python() || missing.is_empty()) {
-                out.push(Diagnostic::at(
-                    me,
-                    file.id(),
-                    at.clone(),
-                    format!(
-                        "`{}` is given no arguments; {} (parameters: {})",
-                        f.name,
-                        if file.is_python() {
-                            "DQX refuses to build the rule (InvalidParameterError)"
-                        } else {
-                            "DQX rejects the check even when every parameter is optional"
-                        },
-                        f.param_names().join(", ")
-                    ),
-                ));
-            }
-            if !missing.is_empty() {
-                out.push(Diagnostic::at(
-                    me,
-                    file.id(),
-                    at,
-                    format!(
-                        "`{}` needs {} `{}`; {}",
-                        f.name,
-                        if missing.len() == 1 {
-                            "the argument"
-                        } else {
-                            "the arguments"
-                        },
-                        missing.join("`, `"),
-                        if file.is_python() {
-                            "the rule cannot be built (TypeError: missing required argument)"
-                        } else {
-                            "DQX rejects the check (Missing required argument)"
-                        }
-                    ),
-                ));
-            }
+        }
+        // A Python rule calls the function with what it is given: a
+        // missing required argument says it all there (and the one
+        // function whose parameters are all optional, has_valid_schema,
+        // refuses to build without one).
+        if no_arguments && (!file.is_python() || missing.is_empty()) {
+            out.push(Diagnostic::at(
+                me,
+                file.id(),
+                at.clone(),
+                format!(
+                    "`{}` is given no arguments; {} (parameters: {})",
+                    f.name,
+                    if file.is_python() {
+                        "DQX refuses to build the rule (InvalidParameterError)"
+                    } else {
+                        "DQX rejects the check even when every parameter is optional"
+                    },
+                    f.param_names().join(", ")
+                ),
+            ));
+        }
+        if !missing.is_empty() {
+            out.push(Diagnostic::at(
+                me,
+                file.id(),
+                at,
+                format!(
+                    "`{}` needs {} `{}`; {}",
+                    f.name,
+                    if missing.len() == 1 {
+                        "the argument"
+                    } else {
+                        "the arguments"
+                    },
+                    missing.join("`, `"),
+                    if file.is_python() {
+                        "the rule cannot be built (TypeError: missing required argument)"
+                    } else {
+                        "DQX rejects the check (Missing required argument)"
+                    }
+                ),
+            ));
         }
     }
 }

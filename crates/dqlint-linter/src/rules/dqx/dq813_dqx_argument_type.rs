@@ -69,75 +69,73 @@ use dqlint_dqx::{ArgIssue, TypeIssue};
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{argument_issues, checks_files};
+use crate::rules::dqx::{argument_issues, ChecksFile};
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ813");
-    for file in checks_files(ctx) {
-        for (_, check, issues) in argument_issues(ctx, file) {
-            let f = check.function;
-            for issue in issues {
-                let ArgIssue::Type {
-                    param,
-                    issue,
-                    span,
-                    from_for_each,
-                } = issue
-                else {
-                    continue;
-                };
-                if from_for_each && matches!(issue, TypeIssue::NotAList) {
-                    // Items of for_each_column that are not lists: DQ816.
-                    continue;
-                }
-                let value = file.file.text.get(span.clone()).unwrap_or("");
-                let what = match issue {
-                    TypeIssue::Mismatch if param.ty.only_python_objects() => format!(
-                        "`{}` of `{}` takes a Spark Column object (`{}`), which no checks file can give; DQX rejects any value",
-                        param.name, f.name, param.type_text
-                    ),
-                    TypeIssue::Mismatch => format!(
-                        "`{}` of `{}` must be `{}`; DQX reads `{value}` as {} and rejects the check",
-                        param.name,
-                        f.name,
-                        param.type_text,
-                        read_as(&check, &span)
-                    ),
-                    TypeIssue::NotAList => format!(
-                        "`{}` of `{}` must be a list (`{}`); DQX rejects the check",
-                        param.name, f.name, param.type_text
-                    ),
-                    TypeIssue::Item { index } => format!(
-                        "item {index} of `{}` must be `{}`; DQX reads `{value}` as {} and rejects the check",
-                        param.name,
-                        param
-                            .ty
-                            .bare_list_item()
-                            .map(|t| format!("{t:?}").to_lowercase())
-                            .unwrap_or_default(),
-                        read_as(&check, &span)
-                    ),
-                };
-                // A Python rule's arguments go to the function as they are:
-                // DQX checks no type, the function or Spark fails on it
-                // (`days="30"`: "cannot resolve column `30`").
-                let what = if file.is_python() {
-                    what.replace(
-                        "DQX rejects the check",
-                        "the rule fails when it is built or when Spark runs it (DQX checks no argument type of a Python rule; its metadata form fails validation)",
-                    )
-                    .replace(
-                        "and rejects the check",
-                        "and the rule fails when it is built or when Spark runs it (DQX checks no argument type of a Python rule; its metadata form fails validation)",
-                    )
-                    .replace("DQX reads ", "")
-                    .replace("` as ", "` is ")
-                    .replace("which no checks file can give; DQX rejects any value", "and gets another value: the rule fails when it is built or run")
-                } else {
-                    what
-                };
-                out.push(Diagnostic::at(me, file.id(), span, what));
+    for (_, check, issues) in argument_issues(ctx, file) {
+        let f = check.function;
+        for issue in issues {
+            let ArgIssue::Type {
+                param,
+                issue,
+                span,
+                from_for_each,
+            } = issue
+            else {
+                continue;
+            };
+            if from_for_each && matches!(issue, TypeIssue::NotAList) {
+                // Items of for_each_column that are not lists: DQ816.
+                continue;
             }
+            let value = file.file.text.get(span.clone()).unwrap_or("");
+            let what = match issue {
+                TypeIssue::Mismatch if param.ty.only_python_objects() => format!(
+                    "`{}` of `{}` takes a Spark Column object (`{}`), which no checks file can give; DQX rejects any value",
+                    param.name, f.name, param.type_text
+                ),
+                TypeIssue::Mismatch => format!(
+                    "`{}` of `{}` must be `{}`; DQX reads `{value}` as {} and rejects the check",
+                    param.name,
+                    f.name,
+                    param.type_text,
+                    read_as(&check, &span)
+                ),
+                TypeIssue::NotAList => format!(
+                    "`{}` of `{}` must be a list (`{}`); DQX rejects the check",
+                    param.name, f.name, param.type_text
+                ),
+                TypeIssue::Item { index } => format!(
+                    "item {index} of `{}` must be `{}`; DQX reads `{value}` as {} and rejects the check",
+                    param.name,
+                    param
+                        .ty
+                        .bare_list_item()
+                        .map(|t| format!("{t:?}").to_lowercase())
+                        .unwrap_or_default(),
+                    read_as(&check, &span)
+                ),
+            };
+            // A Python rule's arguments go to the function as they are:
+            // DQX checks no type, the function or Spark fails on it
+            // (`days="30"`: "cannot resolve column `30`").
+            let what = if file.is_python() {
+                what.replace(
+                    "DQX rejects the check",
+                    "the rule fails when it is built or when Spark runs it (DQX checks no argument type of a Python rule; its metadata form fails validation)",
+                )
+                .replace(
+                    "and rejects the check",
+                    "and the rule fails when it is built or when Spark runs it (DQX checks no argument type of a Python rule; its metadata form fails validation)",
+                )
+                .replace("DQX reads ", "")
+                .replace("` as ", "` is ")
+                .replace("which no checks file can give; DQX rejects any value", "and gets another value: the rule fails when it is built or run")
+            } else {
+                what
+            };
+            out.push(Diagnostic::at(me, file.id(), span, what));
         }
     }
 }

@@ -37,28 +37,26 @@ use dqlint_dqx::ArgIssue;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{argument_issues, checks_files};
+use crate::rules::dqx::{argument_issues, ChecksFile};
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ814");
-    for file in checks_files(ctx) {
-        for (_, check, issues) in argument_issues(ctx, file) {
-            let f = check.function;
-            for issue in issues {
-                let ArgIssue::BoolForInt { param, span } = issue else {
-                    continue;
-                };
-                let value = file.file.text.get(span.clone()).unwrap_or("");
-                out.push(Diagnostic::at(
-                    me,
-                    file.id(),
-                    span,
-                    format!(
-                        "`{value}` is a boolean to DQX (YAML 1.1), given for `{}: {}` of `{}`; validation lets it through and the run fails",
-                        param.name, param.type_text, f.name
-                    ),
-                ));
-            }
+    for (_, check, issues) in argument_issues(ctx, file) {
+        let f = check.function;
+        for issue in issues {
+            let ArgIssue::BoolForInt { param, span } = issue else {
+                continue;
+            };
+            let value = file.file.text.get(span.clone()).unwrap_or("");
+            out.push(Diagnostic::at(
+                me,
+                file.id(),
+                span,
+                format!(
+                    "`{value}` is a boolean to DQX (YAML 1.1), given for `{}: {}` of `{}`; validation lets it through and the run fails",
+                    param.name, param.type_text, f.name
+                ),
+            ));
         }
     }
 }

@@ -49,99 +49,100 @@ use dqlint_dqx::{Kind, Typed};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, resolved_in};
+use crate::rules::dqx::{resolved_in, ChecksFile};
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ815");
-    for file in checks_files(ctx).iter().filter(|f| !f.is_python()) {
-        let text = &file.file.text;
-        let mut report = |value: &Typed, quotable: bool, numeric: bool, dated: bool| {
-            let Some(src) = text.get(value.span.clone()) else {
-                return;
-            };
-            if !value.plain || !dqlint_dqx::yaml11::differs_from_yaml12(src) {
-                return;
-            }
-            // A bare date where a date is taken is what was meant.
-            if dated && matches!(value.kind, Kind::Date(_) | Kind::DateTime(..)) {
-                return;
-            }
-            if numeric
-                && matches!(value.kind, Kind::Int(_) | Kind::Float(_))
-                && !src.contains(':')
-                && !src.trim_start_matches(['-', '+']).starts_with('0')
-            {
-                return;
-            }
-            let mut d = Diagnostic::at(
-                me,
-                file.id(),
-                value.span.clone(),
-                format!(
-                    "DQX reads the unquoted `{src}` as YAML 1.1 does, {} {}, not the text other YAML tools show",
-                    value.described(),
-                    value.shown()
-                ),
-            );
-            if quotable {
-                d = d.fix(Fix {
-                    description: format!("Quote `{src}`"),
-                    applicability: Applicability::Safe,
-                    edits: vec![Edit {
-                        file: file.id(),
-                        span: value.span.clone(),
-                        new_text: format!("\"{src}\""),
-                    }],
-                });
-            }
-            out.push(d);
+    if file.is_python() {
+        return;
+    }
+    let text = &file.file.text;
+    let mut report = |value: &Typed, quotable: bool, numeric: bool, dated: bool| {
+        let Some(src) = text.get(value.span.clone()) else {
+            return;
         };
-        for item in file.items() {
-            if let Some(metadata) = item.get("user_metadata").and_then(|m| m.as_map()) {
-                for entry in metadata {
-                    scalars(&entry.value, &mut |v, top| report(v, top, false, false));
-                }
+        if !value.plain || !dqlint_dqx::yaml11::differs_from_yaml12(src) {
+            return;
+        }
+        // A bare date where a date is taken is what was meant.
+        if dated && matches!(value.kind, Kind::Date(_) | Kind::DateTime(..)) {
+            return;
+        }
+        if numeric
+            && matches!(value.kind, Kind::Int(_) | Kind::Float(_))
+            && !src.contains(':')
+            && !src.trim_start_matches(['-', '+']).starts_with('0')
+        {
+            return;
+        }
+        let mut d = Diagnostic::at(
+            me,
+            file.id(),
+            value.span.clone(),
+            format!(
+                "DQX reads the unquoted `{src}` as YAML 1.1 does, {} {}, not the text other YAML tools show",
+                value.described(),
+                value.shown()
+            ),
+        );
+        if quotable {
+            d = d.fix(Fix {
+                description: format!("Quote `{src}`"),
+                applicability: Applicability::Safe,
+                edits: vec![Edit {
+                    file: file.id(),
+                    span: value.span.clone(),
+                    new_text: format!("\"{src}\""),
+                }],
+            });
+        }
+        out.push(d);
+    };
+    for item in file.items() {
+        if let Some(metadata) = item.get("user_metadata").and_then(|m| m.as_map()) {
+            for entry in metadata {
+                scalars(&entry.value, &mut |v, top| report(v, top, false, false));
             }
-            let Some(check) = resolved_in(ctx, item) else {
+        }
+        let Some(check) = resolved_in(ctx, item) else {
+            continue;
+        };
+        for entry in check.arguments {
+            // Most arguments hold no unquoted scalar that YAML 1.1 reads
+            // otherwise: their parameter's type is not looked at.
+            let mut surprising = false;
+            scalars(&entry.value, &mut |v, _| {
+                surprising |= v.plain
+                    && text
+                        .get(v.span.clone())
+                        .is_some_and(dqlint_dqx::yaml11::differs_from_yaml12);
+            });
+            if !surprising {
+                continue;
+            }
+            let Some(param) = entry.key.as_str().and_then(|n| check.function.param(n)) else {
                 continue;
             };
-            for entry in check.arguments {
-                // Most arguments hold no unquoted scalar that YAML 1.1 reads
-                // otherwise: their parameter's type is not looked at.
-                let mut surprising = false;
-                scalars(&entry.value, &mut |v, _| {
-                    surprising |= v.plain
-                        && text
-                            .get(v.span.clone())
-                            .is_some_and(dqlint_dqx::yaml11::differs_from_yaml12);
-                });
-                if !surprising {
-                    continue;
-                }
-                let Some(param) = entry.key.as_str().and_then(|n| check.function.param(n)) else {
-                    continue;
-                };
-                // DQX rejects what its type does not take (DQ813, DQ814).
-                if !param.ty.strict_accepts(&entry.value) {
-                    continue;
-                }
-                let numeric = param.ty.is_int()
-                    || param
-                        .ty
-                        .members()
-                        .iter()
-                        .any(|m| matches!(m, dqlint_dqx::ParamType::Float));
-                let dated = param.ty.members().iter().any(|m| {
-                    matches!(
-                        m,
-                        dqlint_dqx::ParamType::Date | dqlint_dqx::ParamType::DateTime
-                    )
-                });
-                let takes_str = param.ty.accepts_str();
-                scalars(&entry.value, &mut |v, top| {
-                    report(v, top && takes_str, numeric, dated)
-                });
+            // DQX rejects what its type does not take (DQ813, DQ814).
+            if !param.ty.strict_accepts(&entry.value) {
+                continue;
             }
+            let numeric = param.ty.is_int()
+                || param
+                    .ty
+                    .members()
+                    .iter()
+                    .any(|m| matches!(m, dqlint_dqx::ParamType::Float));
+            let dated = param.ty.members().iter().any(|m| {
+                matches!(
+                    m,
+                    dqlint_dqx::ParamType::Date | dqlint_dqx::ParamType::DateTime
+                )
+            });
+            let takes_str = param.ty.accepts_str();
+            scalars(&entry.value, &mut |v, top| {
+                report(v, top && takes_str, numeric, dated)
+            });
         }
     }
 }

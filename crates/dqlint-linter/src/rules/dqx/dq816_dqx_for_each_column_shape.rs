@@ -35,76 +35,74 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, resolved_in, yaml_only_fix};
+use crate::rules::dqx::{resolved_in, yaml_only_fix, ChecksFile};
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ816");
-    for file in checks_files(ctx) {
-        for item in file.items() {
-            let Some(check) = resolved_in(ctx, item) else {
-                continue;
-            };
-            let Some(items) = check.for_each_column else {
-                continue;
-            };
-            let Some(node) = item.get("check").and_then(|c| c.get("for_each_column")) else {
-                continue;
-            };
-            let f = check.function;
-            if f.param("column").is_none() && f.param("columns").is_none() {
-                out.push(Diagnostic::at(
-                    me,
-                    file.id(),
-                    node.span.clone(),
-                    format!(
-                        "`{}` takes neither `column` nor `columns`, so `for_each_column` has nothing to pass; DQX rejects the check",
-                        f.name
-                    ),
-                ));
-                continue;
-            }
-            if f.param("columns").is_none() {
-                continue;
-            }
-            let bare: Vec<_> = items.iter().filter(|i| i.as_list().is_none()).collect();
-            if bare.is_empty() {
-                continue;
-            }
-            let edits = bare
-                .iter()
-                .flat_map(|i| {
-                    [
-                        Edit {
-                            file: file.id(),
-                            span: i.span.start..i.span.start,
-                            new_text: "[".into(),
-                        },
-                        Edit {
-                            file: file.id(),
-                            span: i.span.end..i.span.end,
-                            new_text: "]".into(),
-                        },
-                    ]
-                })
-                .collect();
-            out.push(yaml_only_fix(
-                file,
-                Diagnostic::at(
-                    me,
-                    file.id(),
-                    node.span.clone(),
-                    format!(
-                        "`{}` takes `columns`, a list, so each `for_each_column` item must be a list (`[{}]`); DQX rejects the check",
-                        f.name,
-                        file.file.text.get(bare[0].span.clone()).unwrap_or("column")
-                    ),
-                )
-                .fix(Fix {
-                    description: "Wrap each item in a list".into(),
-                    applicability: Applicability::Safe,
-                    edits,
-                }),
+    for item in file.items() {
+        let Some(check) = resolved_in(ctx, item) else {
+            continue;
+        };
+        let Some(items) = check.for_each_column else {
+            continue;
+        };
+        let Some(node) = item.get("check").and_then(|c| c.get("for_each_column")) else {
+            continue;
+        };
+        let f = check.function;
+        if f.param("column").is_none() && f.param("columns").is_none() {
+            out.push(Diagnostic::at(
+                me,
+                file.id(),
+                node.span.clone(),
+                format!(
+                    "`{}` takes neither `column` nor `columns`, so `for_each_column` has nothing to pass; DQX rejects the check",
+                    f.name
+                ),
             ));
+            continue;
         }
+        if f.param("columns").is_none() {
+            continue;
+        }
+        let bare: Vec<_> = items.iter().filter(|i| i.as_list().is_none()).collect();
+        if bare.is_empty() {
+            continue;
+        }
+        let edits = bare
+            .iter()
+            .flat_map(|i| {
+                [
+                    Edit {
+                        file: file.id(),
+                        span: i.span.start..i.span.start,
+                        new_text: "[".into(),
+                    },
+                    Edit {
+                        file: file.id(),
+                        span: i.span.end..i.span.end,
+                        new_text: "]".into(),
+                    },
+                ]
+            })
+            .collect();
+        out.push(yaml_only_fix(
+            file,
+            Diagnostic::at(
+                me,
+                file.id(),
+                node.span.clone(),
+                format!(
+                    "`{}` takes `columns`, a list, so each `for_each_column` item must be a list (`[{}]`); DQX rejects the check",
+                    f.name,
+                    file.file.text.get(bare[0].span.clone()).unwrap_or("column")
+                ),
+            )
+            .fix(Fix {
+                description: "Wrap each item in a list".into(),
+                applicability: Applicability::Safe,
+                edits,
+            }),
+        ));
     }
 }

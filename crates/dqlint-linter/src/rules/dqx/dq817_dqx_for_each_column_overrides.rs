@@ -34,55 +34,53 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, own_lines, resolved_in, yaml_only_fix};
+use crate::rules::dqx::{own_lines, resolved_in, yaml_only_fix, ChecksFile};
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ817");
-    for file in checks_files(ctx) {
-        let text = &file.file.text;
-        for item in file.items() {
-            let Some(check) = resolved_in(ctx, item) else {
-                continue;
-            };
-            if check.for_each_column.is_none() {
-                continue;
-            }
-            let target = check.function.for_each_target();
-            let Some(entry) = check
-                .arguments
-                .iter()
-                .find(|e| e.key.as_str() == Some(target))
-            else {
-                continue;
-            };
-            let mut d = Diagnostic::at(
-                me,
-                file.id(),
-                entry.key.span.clone(),
-                format!(
-                    "`for_each_column` replaces `{target}` with each of its items: DQX never checks the `{target}` written here"
-                ),
-            );
-            // The whole `arguments:` entry when it holds only this one.
-            let removed = if check.arguments.len() == 1 {
-                item.get("check")
-                    .and_then(|c| c.entry("arguments"))
-                    .and_then(|a| own_lines(text, a.key.span.start..a.value.span.end))
-            } else {
-                own_lines(text, entry.key.span.start..entry.value.span.end)
-            };
-            if let Some(span) = removed {
-                d = d.fix(Fix {
-                    description: format!("Remove the `{target}` argument"),
-                    applicability: Applicability::Safe,
-                    edits: vec![Edit {
-                        file: file.id(),
-                        span,
-                        new_text: String::new(),
-                    }],
-                });
-            }
-            out.push(yaml_only_fix(file, d));
+    let text = &file.file.text;
+    for item in file.items() {
+        let Some(check) = resolved_in(ctx, item) else {
+            continue;
+        };
+        if check.for_each_column.is_none() {
+            continue;
         }
+        let target = check.function.for_each_target();
+        let Some(entry) = check
+            .arguments
+            .iter()
+            .find(|e| e.key.as_str() == Some(target))
+        else {
+            continue;
+        };
+        let mut d = Diagnostic::at(
+            me,
+            file.id(),
+            entry.key.span.clone(),
+            format!(
+                "`for_each_column` replaces `{target}` with each of its items: DQX never checks the `{target}` written here"
+            ),
+        );
+        // The whole `arguments:` entry when it holds only this one.
+        let removed = if check.arguments.len() == 1 {
+            item.get("check")
+                .and_then(|c| c.entry("arguments"))
+                .and_then(|a| own_lines(text, a.key.span.start..a.value.span.end))
+        } else {
+            own_lines(text, entry.key.span.start..entry.value.span.end)
+        };
+        if let Some(span) = removed {
+            d = d.fix(Fix {
+                description: format!("Remove the `{target}` argument"),
+                applicability: Applicability::Safe,
+                edits: vec![Edit {
+                    file: file.id(),
+                    span,
+                    new_text: String::new(),
+                }],
+            });
+        }
+        out.push(yaml_only_fix(file, d));
     }
 }

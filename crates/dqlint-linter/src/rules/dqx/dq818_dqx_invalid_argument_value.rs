@@ -63,7 +63,7 @@ use std::ops::Range;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, closest};
+use crate::rules::dqx::{closest, ChecksFile};
 
 /// The enumerated parameters DQX 0.17.0 checks when it builds the rule:
 /// the parameter, its values, and whether case is ignored.
@@ -121,188 +121,185 @@ pub fn argument_values(function: &str, param: &str) -> Option<&'static [&'static
         .map(|(_, values, _)| values)
 }
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ818");
-    for file in checks_files(ctx) {
-        for (_, fields) in file.checks() {
-            let Some(check) = fields.check else {
-                continue;
-            };
-            let Some(function) = fields.function.and_then(|f| f.as_str()) else {
-                continue;
-            };
-            let Some(args) = fields.arguments.filter(|a| a.as_map().is_some()) else {
-                continue;
-            };
-            let mut report = |span: std::ops::Range<usize>, why: String| {
-                out.push(Diagnostic::at(
-                    me,
-                    file.id(),
-                    span,
-                    format!("{why}: DQX fails when it builds the checks, and nothing runs"),
-                ));
-            };
-            let list_key = match function {
-                "is_in_list" | "is_not_null_and_is_in_list" => Some("allowed"),
-                "is_not_in_list" => Some("forbidden"),
-                _ => None,
-            };
-            if let Some(key) = list_key {
-                if let Some(v) = args.get(key) {
-                    if v.as_list().is_some_and(|l| l.is_empty()) {
-                        report(v.span.clone(), format!("`{key}` is empty"));
-                    }
+    for (_, fields) in file.checks() {
+        let Some(check) = fields.check else {
+            continue;
+        };
+        let Some(function) = fields.function.and_then(|f| f.as_str()) else {
+            continue;
+        };
+        let Some(args) = fields.arguments.filter(|a| a.as_map().is_some()) else {
+            continue;
+        };
+        let mut report = |span: std::ops::Range<usize>, why: String| {
+            out.push(Diagnostic::at(
+                me,
+                file.id(),
+                span,
+                format!("{why}: DQX fails when it builds the checks, and nothing runs"),
+            ));
+        };
+        let list_key = match function {
+            "is_in_list" | "is_not_null_and_is_in_list" => Some("allowed"),
+            "is_not_in_list" => Some("forbidden"),
+            _ => None,
+        };
+        if let Some(key) = list_key {
+            if let Some(v) = args.get(key) {
+                if v.as_list().is_some_and(|l| l.is_empty()) {
+                    report(v.span.clone(), format!("`{key}` is empty"));
                 }
             }
-            // limits DQX's get_limit_expr needs ("Limit is not provided.")
-            let limits: &[&str] = match function {
-                "is_equal_to" | "is_not_equal_to" => &["value"],
-                "is_in_range" | "is_not_in_range" => &["min_limit", "max_limit"],
-                "is_not_greater_than" | "is_not_less_than" | "has_num_decimal_places" => &["limit"],
-                _ => &[],
-            };
-            let arguments_key = check
-                .entry("arguments")
-                .map_or(args.span.clone(), |e| e.key.span.clone());
-            for key in limits {
-                if args.get(key).is_none_or(|v| v.is_none()) {
-                    report(
-                        arguments_key.clone(),
-                        format!("`{key}` is not given (DQX: \"Limit is not provided.\")"),
-                    );
-                }
+        }
+        // limits DQX's get_limit_expr needs ("Limit is not provided.")
+        let limits: &[&str] = match function {
+            "is_equal_to" | "is_not_equal_to" => &["value"],
+            "is_in_range" | "is_not_in_range" => &["min_limit", "max_limit"],
+            "is_not_greater_than" | "is_not_less_than" | "has_num_decimal_places" => &["limit"],
+            _ => &[],
+        };
+        let arguments_key = check
+            .entry("arguments")
+            .map_or(args.span.clone(), |e| e.key.span.clone());
+        for key in limits {
+            if args.get(key).is_none_or(|v| v.is_none()) {
+                report(
+                    arguments_key.clone(),
+                    format!("`{key}` is not given (DQX: \"Limit is not provided.\")"),
+                );
             }
-            if matches!(function, "is_geo_covers" | "is_geo_intersects") {
-                let precise = args
-                    .get("precise")
-                    .is_some_and(|v| matches!(v.kind, dqlint_dqx::Kind::Bool(true)));
-                if !precise && args.get("resolution").is_none_or(|v| v.is_none()) {
-                    report(
-                        arguments_key.clone(),
-                        "`resolution` is required when `precise` is false (its default)".into(),
-                    );
-                }
+        }
+        if matches!(function, "is_geo_covers" | "is_geo_intersects") {
+            let precise = args
+                .get("precise")
+                .is_some_and(|v| matches!(v.kind, dqlint_dqx::Kind::Bool(true)));
+            if !precise && args.get("resolution").is_none_or(|v| v.is_none()) {
+                report(
+                    arguments_key.clone(),
+                    "`resolution` is required when `precise` is false (its default)".into(),
+                );
             }
-            if let Some((key, allowed, case_insensitive)) = enumeration(function) {
-                if let Some(v) = args.get(key) {
-                    if let Some(text) = v.as_str() {
-                        let probe = if case_insensitive {
-                            text.to_ascii_lowercase()
+        }
+        if let Some((key, allowed, case_insensitive)) = enumeration(function) {
+            if let Some(v) = args.get(key) {
+                if let Some(text) = v.as_str() {
+                    let probe = if case_insensitive {
+                        text.to_ascii_lowercase()
+                    } else {
+                        text.to_string()
+                    };
+                    let known = allowed.iter().any(|a| {
+                        if case_insensitive {
+                            a.eq_ignore_ascii_case(&probe)
                         } else {
-                            text.to_string()
-                        };
-                        let known = allowed.iter().any(|a| {
-                            if case_insensitive {
-                                a.eq_ignore_ascii_case(&probe)
-                            } else {
-                                *a == probe
-                            }
-                        });
-                        if !known {
-                            let hint = closest(text, allowed.iter().copied())
-                                .map(|m| format!(" (did you mean `{m}`?)"))
-                                .unwrap_or_default();
-                            report(
-                                v.span.clone(),
-                                format!(
-                                    "`{key}` of `{function}` is `{text}`, not one of {}{hint}",
-                                    allowed
-                                        .iter()
-                                        .map(|a| format!("`{a}`"))
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
-                                ),
-                            );
+                            *a == probe
                         }
-                    }
-                }
-            }
-            if function == "has_no_aggr_outliers" {
-                let number = |k: &str| -> Option<(f64, std::ops::Range<usize>)> {
-                    let v = args.get(k)?;
-                    match v.kind {
-                        dqlint_dqx::Kind::Int(i) => Some((i as f64, v.span.clone())),
-                        dqlint_dqx::Kind::Float(f) => Some((f, v.span.clone())),
-                        _ => None,
-                    }
-                };
-                if let Some((sigma, span)) = number("sigma") {
-                    if sigma <= 0.0 {
-                        report(
-                            span,
-                            format!("`sigma` is {sigma}; DQX needs a positive number"),
-                        );
-                    }
-                }
-                let lookback = number("lookback_num_intervals");
-                if let Some((n, span)) = &lookback {
-                    if *n < 2.0 {
-                        report(
-                            span.clone(),
-                            format!("`lookback_num_intervals` is {n}; DQX needs at least 2"),
-                        );
-                    }
-                }
-                let lookback = lookback.map_or(14.0, |(n, _)| n);
-                if let Some((w, span)) = number("warmup_num_intervals") {
-                    if w < 1.0 || w > lookback {
-                        report(
-                            span,
-                            format!(
-                                "`warmup_num_intervals` is {w}; DQX needs 1 <= warmup_num_intervals <= lookback_num_intervals ({lookback})"
-                            ),
-                        );
-                    }
-                }
-            }
-            let row_filter = fields
-                .filter
-                .or_else(|| args.get("row_filter"))
-                .and_then(|f| f.as_str())
-                .is_some_and(|f| !f.trim().is_empty());
-            for (span, why) in build_constraints(function, args, row_filter) {
-                report(span.unwrap_or_else(|| arguments_key.clone()), why);
-            }
-            if matches!(
-                function,
-                "foreign_key" | "compare_datasets" | "aggr_matches_dataset"
-            ) {
-                let given = |k: &str| args.get(k).filter(|v| !v.is_none());
-                match (given("ref_df_name"), given("ref_table")) {
-                    (Some(_), Some(t)) => report(
-                        t.span.clone(),
-                        "both `ref_df_name` and `ref_table` are given; DQX takes exactly one"
-                            .into(),
-                    ),
-                    (None, None) => {
-                        let at = check
-                            .entry("arguments")
-                            .map_or(args.span.clone(), |e| e.key.span.clone());
-                        report(
-                            at,
-                            "neither `ref_df_name` nor `ref_table` is given; DQX needs exactly one"
-                                .into(),
-                        )
-                    }
-                    _ => {}
-                }
-                let columns = given("columns").and_then(|c| c.as_list());
-                let ref_columns = given("ref_columns").and_then(|c| c.as_list());
-                if let (Some(c), Some(r)) = (columns, ref_columns) {
-                    if c.len() != r.len() {
-                        let at = given("ref_columns")
-                            .map(|v| v.span.clone())
+                    });
+                    if !known {
+                        let hint = closest(text, allowed.iter().copied())
+                            .map(|m| format!(" (did you mean `{m}`?)"))
                             .unwrap_or_default();
                         report(
-                            at,
+                            v.span.clone(),
                             format!(
-                                "`columns` has {} item(s) and `ref_columns` {}: DQX compares \
-                                 them by position",
-                                c.len(),
-                                r.len()
+                                "`{key}` of `{function}` is `{text}`, not one of {}{hint}",
+                                allowed
+                                    .iter()
+                                    .map(|a| format!("`{a}`"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
                             ),
                         );
                     }
+                }
+            }
+        }
+        if function == "has_no_aggr_outliers" {
+            let number = |k: &str| -> Option<(f64, std::ops::Range<usize>)> {
+                let v = args.get(k)?;
+                match v.kind {
+                    dqlint_dqx::Kind::Int(i) => Some((i as f64, v.span.clone())),
+                    dqlint_dqx::Kind::Float(f) => Some((f, v.span.clone())),
+                    _ => None,
+                }
+            };
+            if let Some((sigma, span)) = number("sigma") {
+                if sigma <= 0.0 {
+                    report(
+                        span,
+                        format!("`sigma` is {sigma}; DQX needs a positive number"),
+                    );
+                }
+            }
+            let lookback = number("lookback_num_intervals");
+            if let Some((n, span)) = &lookback {
+                if *n < 2.0 {
+                    report(
+                        span.clone(),
+                        format!("`lookback_num_intervals` is {n}; DQX needs at least 2"),
+                    );
+                }
+            }
+            let lookback = lookback.map_or(14.0, |(n, _)| n);
+            if let Some((w, span)) = number("warmup_num_intervals") {
+                if w < 1.0 || w > lookback {
+                    report(
+                        span,
+                        format!(
+                            "`warmup_num_intervals` is {w}; DQX needs 1 <= warmup_num_intervals <= lookback_num_intervals ({lookback})"
+                        ),
+                    );
+                }
+            }
+        }
+        let row_filter = fields
+            .filter
+            .or_else(|| args.get("row_filter"))
+            .and_then(|f| f.as_str())
+            .is_some_and(|f| !f.trim().is_empty());
+        for (span, why) in build_constraints(function, args, row_filter) {
+            report(span.unwrap_or_else(|| arguments_key.clone()), why);
+        }
+        if matches!(
+            function,
+            "foreign_key" | "compare_datasets" | "aggr_matches_dataset"
+        ) {
+            let given = |k: &str| args.get(k).filter(|v| !v.is_none());
+            match (given("ref_df_name"), given("ref_table")) {
+                (Some(_), Some(t)) => report(
+                    t.span.clone(),
+                    "both `ref_df_name` and `ref_table` are given; DQX takes exactly one".into(),
+                ),
+                (None, None) => {
+                    let at = check
+                        .entry("arguments")
+                        .map_or(args.span.clone(), |e| e.key.span.clone());
+                    report(
+                        at,
+                        "neither `ref_df_name` nor `ref_table` is given; DQX needs exactly one"
+                            .into(),
+                    )
+                }
+                _ => {}
+            }
+            let columns = given("columns").and_then(|c| c.as_list());
+            let ref_columns = given("ref_columns").and_then(|c| c.as_list());
+            if let (Some(c), Some(r)) = (columns, ref_columns) {
+                if c.len() != r.len() {
+                    let at = given("ref_columns")
+                        .map(|v| v.span.clone())
+                        .unwrap_or_default();
+                    report(
+                        at,
+                        format!(
+                            "`columns` has {} item(s) and `ref_columns` {}: DQX compares \
+                             them by position",
+                            c.len(),
+                            r.len()
+                        ),
+                    );
                 }
             }
         }

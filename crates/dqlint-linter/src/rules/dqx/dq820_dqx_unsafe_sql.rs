@@ -45,7 +45,7 @@ use std::ops::Range;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, yaml_only_fix};
+use crate::rules::dqx::{yaml_only_fix, ChecksFile};
 
 const FORBIDDEN: &[&str] = &[
     "delete", "insert", "update", "drop", "truncate", "alter", "create", "replace", "grant",
@@ -217,76 +217,73 @@ pub fn unsafe_words(text: &str) -> Vec<UnsafeWord> {
     out
 }
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ820");
-    // Filters repeat across checks and files: each distinct text is
+    // Filters repeat across a file's checks: each distinct text is
     // scanned once.
     let mut words_of: HashMap<String, Vec<UnsafeWord>> = HashMap::default();
-    for file in checks_files(ctx) {
-        for (_, fields) in file.checks() {
-            let args = fields.arguments;
-            let function = fields.function.and_then(|f| f.as_str());
-            let mut sites = Vec::new();
-            if let Some(f) = fields.filter {
-                sites.push((f, "filter"));
+    for (_, fields) in file.checks() {
+        let args = fields.arguments;
+        let function = fields.function.and_then(|f| f.as_str());
+        let mut sites = Vec::new();
+        if let Some(f) = fields.filter {
+            sites.push((f, "filter"));
+        }
+        if let Some(f) = args.and_then(|a| a.get("row_filter")) {
+            sites.push((f, "row_filter"));
+        }
+        if function == Some("sql_query") {
+            if let Some(q) = args.and_then(|a| a.get("query")) {
+                sites.push((q, "query"));
             }
-            if let Some(f) = args.and_then(|a| a.get("row_filter")) {
-                sites.push((f, "row_filter"));
-            }
-            if function == Some("sql_query") {
-                if let Some(q) = args.and_then(|a| a.get("query")) {
-                    sites.push((q, "query"));
-                }
-            }
-            for (node, site) in sites {
-                let Some(text) = node.as_str() else { continue };
-                let consequence = if site == "query" {
-                    "DQX refuses to build this sql_query check"
+        }
+        for (node, site) in sites {
+            let Some(text) = node.as_str() else { continue };
+            let consequence = if site == "query" {
+                "DQX refuses to build this sql_query check"
+            } else {
+                "DQX skips the check at run time, so every row is flagged (quarantined \
+                 when the criticality is `error`)"
+            };
+            let read = crate::rules::dqx::substitute(text, &ctx.dqx.variables);
+            let words = words_of
+                .entry(read.text.clone())
+                .or_insert_with(|| unsafe_words(&read.text));
+            for (range, word, comment) in words.iter().cloned() {
+                let word = word.to_string();
+                let range = read.written(range);
+                let comment = comment.map(|c| read.written(c));
+                let span = crate::rules::dqx::string_span(ctx, file, node, text, range);
+                let place = if comment.is_some() {
+                    " (in a comment)"
                 } else {
-                    "DQX skips the check at run time, so every row is flagged (quarantined \
-                     when the criticality is `error`)"
+                    ""
                 };
-                let read = crate::rules::dqx::substitute(text, &ctx.dqx.variables);
-                let words = words_of
-                    .entry(read.text.clone())
-                    .or_insert_with(|| unsafe_words(&read.text));
-                for (range, word, comment) in words.iter().cloned() {
-                    let word = word.to_string();
-                    let range = read.written(range);
-                    let comment = comment.map(|c| read.written(c));
-                    let span = crate::rules::dqx::string_span(ctx, file, node, text, range);
-                    let place = if comment.is_some() {
-                        " (in a comment)"
-                    } else {
-                        ""
-                    };
-                    let mut d = Diagnostic::at(
-                        me,
-                        file.id(),
-                        span,
-                        format!(
-                            "`{word}`{place} in the {site} is a word DQX forbids in SQL: \
-                             {consequence}"
-                        ),
-                    );
-                    if let Some(c) = comment {
-                        let source =
-                            crate::rules::dqx::string_span(ctx, file, node, text, c.clone());
-                        let written = &file.file.text[source.clone()];
-                        if written == &text[c] {
-                            d = d.fix(Fix {
-                                description: "Drop the comment".into(),
-                                applicability: Applicability::Safe,
-                                edits: vec![Edit {
-                                    file: file.id(),
-                                    span: source,
-                                    new_text: String::new(),
-                                }],
-                            });
-                        }
+                let mut d = Diagnostic::at(
+                    me,
+                    file.id(),
+                    span,
+                    format!(
+                        "`{word}`{place} in the {site} is a word DQX forbids in SQL: \
+                         {consequence}"
+                    ),
+                );
+                if let Some(c) = comment {
+                    let source = crate::rules::dqx::string_span(ctx, file, node, text, c.clone());
+                    let written = &file.file.text[source.clone()];
+                    if written == &text[c] {
+                        d = d.fix(Fix {
+                            description: "Drop the comment".into(),
+                            applicability: Applicability::Safe,
+                            edits: vec![Edit {
+                                file: file.id(),
+                                span: source,
+                                new_text: String::new(),
+                            }],
+                        });
                     }
-                    out.push(yaml_only_fix(file, d));
                 }
+                out.push(yaml_only_fix(file, d));
             }
         }
     }

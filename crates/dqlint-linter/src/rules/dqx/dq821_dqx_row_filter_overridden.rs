@@ -38,39 +38,37 @@ use dqlint_project::Origin;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::checks_files;
+use crate::rules::dqx::ChecksFile;
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ821");
-    for file in checks_files(ctx) {
-        for item in file.items() {
-            let Some(filter) = item
-                .get("filter")
-                .filter(|f| f.as_str().is_some_and(|s| !s.is_empty()))
-            else {
-                continue;
-            };
-            let Some(row_filter) = item
-                .get("check")
-                .and_then(|c| c.get("arguments"))
-                .and_then(|a| a.get("row_filter"))
-                .filter(|r| !r.is_none())
-            else {
-                continue;
-            };
-            out.push(
-                Diagnostic::at(
-                    me,
-                    file.id(),
-                    row_filter.span.clone(),
-                    "`row_filter` is replaced by the check's `filter`: DQX never applies this \
-                     condition",
-                )
-                .related(
-                    &Origin::new(file.id(), filter.span.clone()),
-                    "the check's `filter`",
-                ),
-            );
-        }
+    for item in file.items() {
+        let Some(filter) = item
+            .get("filter")
+            .filter(|f| f.as_str().is_some_and(|s| !s.is_empty()))
+        else {
+            continue;
+        };
+        let Some(row_filter) = item
+            .get("check")
+            .and_then(|c| c.get("arguments"))
+            .and_then(|a| a.get("row_filter"))
+            .filter(|r| !r.is_none())
+        else {
+            continue;
+        };
+        out.push(
+            Diagnostic::at(
+                me,
+                file.id(),
+                row_filter.span.clone(),
+                "`row_filter` is replaced by the check's `filter`: DQX never applies this \
+                 condition",
+            )
+            .related(
+                &Origin::new(file.id(), filter.span.clone()),
+                "the check's `filter`",
+            ),
+        );
     }
 }

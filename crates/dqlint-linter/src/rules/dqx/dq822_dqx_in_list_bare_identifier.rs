@@ -39,7 +39,7 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, yaml_only_fix};
+use crate::rules::dqx::{yaml_only_fix, ChecksFile};
 
 const LIST_FUNCTIONS: &[&str] = &["is_in_list", "is_not_in_list", "is_not_null_and_is_in_list"];
 
@@ -53,62 +53,60 @@ fn is_bare_name(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ822");
-    for file in checks_files(ctx) {
-        for (_, fields) in file.checks() {
-            let Some(function) = fields.function.and_then(|f| f.as_str()) else {
+    for (_, fields) in file.checks() {
+        let Some(function) = fields.function.and_then(|f| f.as_str()) else {
+            continue;
+        };
+        if !LIST_FUNCTIONS.contains(&function) {
+            continue;
+        }
+        let Some(args) = fields.arguments else {
+            continue;
+        };
+        for key in ["allowed", "forbidden"] {
+            let Some(values) = args.get(key).and_then(|v| v.as_list()) else {
                 continue;
             };
-            if !LIST_FUNCTIONS.contains(&function) {
-                continue;
-            }
-            let Some(args) = fields.arguments else {
-                continue;
-            };
-            for key in ["allowed", "forbidden"] {
-                let Some(values) = args.get(key).and_then(|v| v.as_list()) else {
+            for value in values {
+                let Some(text) = value.as_str() else { continue };
+                if !is_bare_name(text) {
                     continue;
-                };
-                for value in values {
-                    let Some(text) = value.as_str() else { continue };
-                    if !is_bare_name(text) {
-                        continue;
-                    }
-                    let schema = ctx.dqx.schema_for(&file.file.rel);
-                    let lacking =
-                        schema.filter(|s| !s.columns.iter().any(|c| c.eq_ignore_ascii_case(text)));
-                    let message = match lacking {
-                        Some(s) => format!(
-                            "`{text}` in `{key}` is a column reference, not the string \
-                             '{text}': DQX reads a bare string as a SQL expression, and the \
-                             table has no column `{text}` (schema from `[dqx.schemas]` \"{}\"), \
-                             so the run crashes; write \"'{text}'\"",
-                            s.files
-                        ),
-                        None => format!(
-                            "`{text}` in `{key}` is a column reference, not the string \
-                             '{text}': DQX reads a bare string as a SQL expression, and the \
-                             run crashes when there is no column `{text}`; write \"'{text}'\""
-                        ),
-                    };
-                    let mut d = Diagnostic::at(me, file.id(), value.span.clone(), message);
-                    if lacking.is_some() {
-                        d = d.severity(crate::diagnostic::Severity::Error);
-                    }
-                    out.push(yaml_only_fix(
-                        file,
-                        d.fix(Fix {
-                            description: format!("Write the string literal \"'{text}'\""),
-                            applicability: Applicability::Safe,
-                            edits: vec![Edit {
-                                file: file.id(),
-                                span: value.span.clone(),
-                                new_text: format!("\"'{text}'\""),
-                            }],
-                        }),
-                    ));
                 }
+                let schema = ctx.dqx.schema_for(&file.file.rel);
+                let lacking =
+                    schema.filter(|s| !s.columns.iter().any(|c| c.eq_ignore_ascii_case(text)));
+                let message = match lacking {
+                    Some(s) => format!(
+                        "`{text}` in `{key}` is a column reference, not the string \
+                         '{text}': DQX reads a bare string as a SQL expression, and the \
+                         table has no column `{text}` (schema from `[dqx.schemas]` \"{}\"), \
+                         so the run crashes; write \"'{text}'\"",
+                        s.files
+                    ),
+                    None => format!(
+                        "`{text}` in `{key}` is a column reference, not the string \
+                         '{text}': DQX reads a bare string as a SQL expression, and the \
+                         run crashes when there is no column `{text}`; write \"'{text}'\""
+                    ),
+                };
+                let mut d = Diagnostic::at(me, file.id(), value.span.clone(), message);
+                if lacking.is_some() {
+                    d = d.severity(crate::diagnostic::Severity::Error);
+                }
+                out.push(yaml_only_fix(
+                    file,
+                    d.fix(Fix {
+                        description: format!("Write the string literal \"'{text}'\""),
+                        applicability: Applicability::Safe,
+                        edits: vec![Edit {
+                            file: file.id(),
+                            span: value.span.clone(),
+                            new_text: format!("\"'{text}'\""),
+                        }],
+                    }),
+                ));
             }
         }
     }

@@ -44,7 +44,7 @@
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, substitute};
+use crate::rules::dqx::{substitute, ChecksFile};
 
 pub const LIMITS: &[&str] = &["limit", "min_limit", "max_limit", "value"];
 
@@ -74,64 +74,62 @@ pub fn is_expression(s: &str) -> bool {
     !is_value(s) && !s.contains("{{")
 }
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ823");
-    for file in checks_files(ctx) {
-        let schema = ctx.dqx.schema_for(&file.file.rel);
-        for (_, fields) in file.checks() {
-            let Some(args) = fields.arguments else {
+    let schema = ctx.dqx.schema_for(&file.file.rel);
+    for (_, fields) in file.checks() {
+        let Some(args) = fields.arguments else {
+            continue;
+        };
+        for key in LIMITS {
+            let Some(value) = args.get(key) else { continue };
+            let Some(text) = value.as_str() else { continue };
+            let read = substitute(text, &ctx.dqx.variables);
+            if !is_expression(&read.text) {
                 continue;
-            };
-            for key in LIMITS {
-                let Some(value) = args.get(key) else { continue };
-                let Some(text) = value.as_str() else { continue };
-                let read = substitute(text, &ctx.dqx.variables);
-                if !is_expression(&read.text) {
-                    continue;
-                }
-                // With the table's schema: the columns it names that the table lacks.
-                let missing: Vec<String> = schema
-                    .and_then(|s| {
-                        let refs = dqlint_sql::expr::column_references(&read.text)?;
-                        Some(
-                            refs.into_iter()
-                                .filter(|r| !read.in_unresolved(&r.range) && !s.has_column(&r.name))
-                                .map(|r| format!("`{}`", r.name))
-                                .collect(),
-                        )
-                    })
-                    .unwrap_or_default();
-                let mut d = if missing.is_empty() {
-                    Diagnostic::at(
-                        me,
-                        file.id(),
-                        value.span.clone(),
-                        format!(
-                            "`{key}: {text}` is read as a SQL expression, not a value: DQX \
-                             compares with what `{text}` evaluates to, and the run crashes when \
-                             it names no column; quote it (\"'{text}'\") if it is a string"
-                        ),
-                    )
-                } else {
-                    Diagnostic::at(
-                        me,
-                        file.id(),
-                        value.span.clone(),
-                        format!(
-                            "`{key}: {text}` is read as a SQL expression naming {}, which the \
-                             table lacks (schema from `[dqx.schemas]` \"{}\"): the DQX run \
-                             crashes (`UNRESOLVED_COLUMN`); write the value, or quote it \
-                             (\"'{text}'\") if it is a string",
-                            missing.join(", "),
-                            schema.map_or("", |s| s.files.as_str())
-                        ),
-                    )
-                };
-                if !missing.is_empty() {
-                    d = d.severity(crate::diagnostic::Severity::Error);
-                }
-                out.push(d);
             }
+            // With the table's schema: the columns it names that the table lacks.
+            let missing: Vec<String> = schema
+                .and_then(|s| {
+                    let refs = dqlint_sql::expr::column_references(&read.text)?;
+                    Some(
+                        refs.into_iter()
+                            .filter(|r| !read.in_unresolved(&r.range) && !s.has_column(&r.name))
+                            .map(|r| format!("`{}`", r.name))
+                            .collect(),
+                    )
+                })
+                .unwrap_or_default();
+            let mut d = if missing.is_empty() {
+                Diagnostic::at(
+                    me,
+                    file.id(),
+                    value.span.clone(),
+                    format!(
+                        "`{key}: {text}` is read as a SQL expression, not a value: DQX \
+                         compares with what `{text}` evaluates to, and the run crashes when \
+                         it names no column; quote it (\"'{text}'\") if it is a string"
+                    ),
+                )
+            } else {
+                Diagnostic::at(
+                    me,
+                    file.id(),
+                    value.span.clone(),
+                    format!(
+                        "`{key}: {text}` is read as a SQL expression naming {}, which the \
+                         table lacks (schema from `[dqx.schemas]` \"{}\"): the DQX run \
+                         crashes (`UNRESOLVED_COLUMN`); write the value, or quote it \
+                         (\"'{text}'\") if it is a string",
+                        missing.join(", "),
+                        schema.map_or("", |s| s.files.as_str())
+                    ),
+                )
+            };
+            if !missing.is_empty() {
+                d = d.severity(crate::diagnostic::Severity::Error);
+            }
+            out.push(d);
         }
     }
 }

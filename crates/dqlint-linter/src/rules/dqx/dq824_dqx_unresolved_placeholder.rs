@@ -48,7 +48,7 @@ use dqlint_dqx::{Kind, Typed};
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::checks_files;
+use crate::rules::dqx::ChecksFile;
 
 /// What DQX does with a string that keeps a placeholder, by where it is.
 fn consequence(path: &[&str]) -> &'static str {
@@ -126,73 +126,69 @@ pub fn placeholders(raw: &str) -> Vec<(String, std::ops::Range<usize>)> {
     out
 }
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ824");
     let known = |name: &str| ctx.dqx.variables.contains_key(name);
-    for file in checks_files(ctx) {
-        if !may_hold_placeholders(file) {
-            continue;
-        }
-        for item in file.items() {
-            let check = item.get("check");
-            let function = check
-                .and_then(|c| c.get("function"))
-                .and_then(Typed::as_str);
-            let input = (function == Some("sql_query")).then(|| {
-                check
-                    .and_then(|c| c.get("arguments"))
-                    .and_then(|a| a.get("input_placeholder"))
-                    .and_then(Typed::as_str)
-                    .unwrap_or("input_view")
-                    .to_string()
-            });
-            let mut strings = Vec::new();
-            collect(item, &mut Vec::new(), &mut strings);
-            for (path, value) in strings {
-                if path.first() == Some(&"criticality") {
-                    continue; // DQ806's.
-                }
-                let Kind::Str(text) = &value.kind else {
+    if !may_hold_placeholders(file) {
+        return;
+    }
+    for item in file.items() {
+        let check = item.get("check");
+        let function = check
+            .and_then(|c| c.get("function"))
+            .and_then(Typed::as_str);
+        let input = (function == Some("sql_query")).then(|| {
+            check
+                .and_then(|c| c.get("arguments"))
+                .and_then(|a| a.get("input_placeholder"))
+                .and_then(Typed::as_str)
+                .unwrap_or("input_view")
+                .to_string()
+        });
+        let mut strings = Vec::new();
+        collect(item, &mut Vec::new(), &mut strings);
+        for (path, value) in strings {
+            if path.first() == Some(&"criticality") {
+                continue; // DQ806's.
+            }
+            let Kind::Str(text) = &value.kind else {
+                continue;
+            };
+            let raw = &file.file.text[value.span.clone()];
+            for (name, range) in placeholders(text) {
+                if known(&name) {
                     continue;
-                };
-                let raw = &file.file.text[value.span.clone()];
-                for (name, range) in placeholders(text) {
-                    if known(&name) {
-                        continue;
-                    }
-                    let is_query = path.as_slice() == ["check", "arguments", "query"];
-                    if is_query && input.as_deref() == Some(name.as_str()) {
-                        continue;
-                    }
-                    // The placeholder's own characters when the source
-                    // holds them as decoded (no escapes in between).
-                    let in_literal = in_sql_literal(&text[..range.start]);
-                    let placeholder = &text[range];
-                    let span = match raw.find(placeholder) {
-                        Some(at) => {
-                            value.span.start + at..value.span.start + at + placeholder.len()
-                        }
-                        None => value.span.clone(),
-                    };
-                    let hint = if name.is_empty() {
-                        "an empty placeholder".to_string()
-                    } else {
-                        format!("no `[dqx] variables` entry gives `{name}` a value")
-                    };
-                    out.push(Diagnostic::at(
-                        me,
-                        file.id(),
-                        span,
-                        format!(
-                            "unresolved placeholder `{placeholder}`: {hint}; {}",
-                            if in_literal && is_sql(&path) {
-                                "it stays as written inside the SQL string literal, so the check compares with that text"
-                            } else {
-                                consequence(&path)
-                            }
-                        ),
-                    ));
                 }
+                let is_query = path.as_slice() == ["check", "arguments", "query"];
+                if is_query && input.as_deref() == Some(name.as_str()) {
+                    continue;
+                }
+                // The placeholder's own characters when the source
+                // holds them as decoded (no escapes in between).
+                let in_literal = in_sql_literal(&text[..range.start]);
+                let placeholder = &text[range];
+                let span = match raw.find(placeholder) {
+                    Some(at) => value.span.start + at..value.span.start + at + placeholder.len(),
+                    None => value.span.clone(),
+                };
+                let hint = if name.is_empty() {
+                    "an empty placeholder".to_string()
+                } else {
+                    format!("no `[dqx] variables` entry gives `{name}` a value")
+                };
+                out.push(Diagnostic::at(
+                    me,
+                    file.id(),
+                    span,
+                    format!(
+                        "unresolved placeholder `{placeholder}`: {hint}; {}",
+                        if in_literal && is_sql(&path) {
+                            "it stays as written inside the SQL string literal, so the check compares with that text"
+                        } else {
+                            consequence(&path)
+                        }
+                    ),
+                ));
             }
         }
     }

@@ -43,7 +43,7 @@ use std::ops::Range;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::checks_files;
+use crate::rules::dqx::ChecksFile;
 
 /// The first definite Java regex error: its range in `p` and Java's words.
 pub fn java_regex_error(p: &str) -> Option<(Range<usize>, String)> {
@@ -211,31 +211,29 @@ fn repetition_error(b: &[u8], i: usize) -> Option<(Range<usize>, String)> {
     None
 }
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ825");
-    for file in checks_files(ctx) {
-        for (_, fields) in file.checks() {
-            if fields.function.and_then(|f| f.as_str()) != Some("regex_match") {
-                continue;
-            }
-            let Some(regex) = fields.arguments.and_then(|a| a.get("regex")) else {
-                continue;
-            };
-            let Some(text) = regex.as_str() else { continue };
-            let Some((range, why)) = java_regex_error(text) else {
-                continue;
-            };
-            let span = crate::rules::dqx::string_span(ctx, file, regex, text, range);
-            out.push(Diagnostic::at(
-                me,
-                file.id(),
-                span,
-                format!(
-                    "the regex does not compile in Java (\"{why}\"): Spark fails on it and the \
-                     DQX run crashes"
-                ),
-            ));
+    for (_, fields) in file.checks() {
+        if fields.function.and_then(|f| f.as_str()) != Some("regex_match") {
+            continue;
         }
+        let Some(regex) = fields.arguments.and_then(|a| a.get("regex")) else {
+            continue;
+        };
+        let Some(text) = regex.as_str() else { continue };
+        let Some((range, why)) = java_regex_error(text) else {
+            continue;
+        };
+        let span = crate::rules::dqx::string_span(ctx, file, regex, text, range);
+        out.push(Diagnostic::at(
+            me,
+            file.id(),
+            span,
+            format!(
+                "the regex does not compile in Java (\"{why}\"): Spark fails on it and the \
+                 DQX run crashes"
+            ),
+        ));
     }
 }
 

@@ -43,7 +43,7 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, resolved_in};
+use crate::rules::dqx::{resolved_in, ChecksFile};
 
 /// `MAJOR.MINOR` as numbers (`17.1` -> (17, 1)).
 fn version(text: &str) -> Option<(u64, u64)> {
@@ -51,39 +51,37 @@ fn version(text: &str) -> Option<(u64, u64)> {
     Some((major.parse().ok()?, minor.parse().ok()?))
 }
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ826");
     let target = ctx.dqx.dbr.as_deref();
-    for file in checks_files(ctx) {
-        for item in file.items() {
-            let Some(check) = resolved_in(ctx, item) else {
-                continue;
-            };
-            let Some(min) = check.function.min_dbr.as_deref() else {
-                continue;
-            };
-            let name = &check.function.name;
-            let finding = match target.and_then(|t| Some((t, version(t)?))) {
-                Some((_, now)) if version(min).is_some_and(|m| now >= m) => continue,
-                Some((t, _)) => Diagnostic::at(
-                    me,
-                    file.id(),
-                    check.function_node.span.clone(),
-                    format!(
-                        "`{name}` needs Databricks Runtime {min} or later and `[dqx] dbr` is {t}: DQX fails the whole run (InvalidCheckError)"
-                    ),
-                )
-                .severity(Severity::Error),
-                None => Diagnostic::at(
-                    me,
-                    file.id(),
-                    check.function_node.span.clone(),
-                    format!(
-                        "`{name}` needs Databricks Runtime {min} or later: on an older runtime, or outside Databricks, DQX fails the whole run (set `[dqx] dbr` in dqlint.toml to the runtime the checks run on)"
-                    ),
+    for item in file.items() {
+        let Some(check) = resolved_in(ctx, item) else {
+            continue;
+        };
+        let Some(min) = check.function.min_dbr.as_deref() else {
+            continue;
+        };
+        let name = &check.function.name;
+        let finding = match target.and_then(|t| Some((t, version(t)?))) {
+            Some((_, now)) if version(min).is_some_and(|m| now >= m) => continue,
+            Some((t, _)) => Diagnostic::at(
+                me,
+                file.id(),
+                check.function_node.span.clone(),
+                format!(
+                    "`{name}` needs Databricks Runtime {min} or later and `[dqx] dbr` is {t}: DQX fails the whole run (InvalidCheckError)"
                 ),
-            };
-            out.push(finding);
-        }
+            )
+            .severity(Severity::Error),
+            None => Diagnostic::at(
+                me,
+                file.id(),
+                check.function_node.span.clone(),
+                format!(
+                    "`{name}` needs Databricks Runtime {min} or later: on an older runtime, or outside Databricks, DQX fails the whole run (set `[dqx] dbr` in dqlint.toml to the runtime the checks run on)"
+                ),
+            ),
+        };
+        out.push(finding);
     }
 }

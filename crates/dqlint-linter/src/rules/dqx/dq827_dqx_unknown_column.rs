@@ -54,7 +54,7 @@ use dqlint_dqx::Typed;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{checks_files, closest, resolved_in, string_span, substitute};
+use crate::rules::dqx::{closest, resolved_in, string_span, substitute, ChecksFile};
 
 /// The top-level column a value names, when it is a plain name, a dotted
 /// path or a backticked name; `None` for an expression.
@@ -72,91 +72,89 @@ fn column_name(text: &str) -> Option<&str> {
     text.split('.').all(ident).then_some(first)
 }
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ827");
     if ctx.dqx.schemas.is_empty() {
         return;
     }
-    for file in checks_files(ctx) {
-        let Some(schema) = ctx.dqx.schema_for(&file.file.rel) else {
+    let Some(schema) = ctx.dqx.schema_for(&file.file.rel) else {
+        return;
+    };
+    let hint = |name: &str| {
+        closest(name, schema.columns.iter().map(String::as_str))
+            .map(|c| format!(" (did you mean `{c}`?)"))
+            .unwrap_or_default()
+    };
+    for item in file.items() {
+        let Some(check) = resolved_in(ctx, item) else {
             continue;
         };
-        let hint = |name: &str| {
-            closest(name, schema.columns.iter().map(String::as_str))
-                .map(|c| format!(" (did you mean `{c}`?)"))
-                .unwrap_or_default()
-        };
-        for item in file.items() {
-            let Some(check) = resolved_in(ctx, item) else {
+        let mut named: Vec<&Typed> = Vec::new();
+        for entry in check.arguments {
+            match entry.key.as_str() {
+                Some("column") => named.push(&entry.value),
+                Some("columns") => named.extend(entry.value.as_list().unwrap_or(&[])),
+                _ => {}
+            }
+        }
+        for item in check.for_each_column.unwrap_or(&[]) {
+            match item.as_list() {
+                Some(list) => named.extend(list),
+                None => named.push(item),
+            }
+        }
+        for value in named {
+            let Some(text) = value.as_str() else { continue };
+            let read = substitute(text, &ctx.dqx.variables);
+            if read.has_unresolved() {
+                continue; // DQ824's
+            }
+            let Some(name) = column_name(&read.text) else {
                 continue;
             };
-            let mut named: Vec<&Typed> = Vec::new();
-            for entry in check.arguments {
-                match entry.key.as_str() {
-                    Some("column") => named.push(&entry.value),
-                    Some("columns") => named.extend(entry.value.as_list().unwrap_or(&[])),
-                    _ => {}
-                }
+            if schema.has_column(name) {
+                continue;
             }
-            for item in check.for_each_column.unwrap_or(&[]) {
-                match item.as_list() {
-                    Some(list) => named.extend(list),
-                    None => named.push(item),
-                }
-            }
-            for value in named {
-                let Some(text) = value.as_str() else { continue };
-                let read = substitute(text, &ctx.dqx.variables);
-                if read.has_unresolved() {
-                    continue; // DQ824's
-                }
-                let Some(name) = column_name(&read.text) else {
+            out.push(Diagnostic::at(
+                me,
+                file.id(),
+                value.span.clone(),
+                format!(
+                    "the table of this checks file has no column `{name}`{}: DQX skips the check at run time and reports it on every row (all rows quarantined for `error`; schema from `[dqx.schemas]` \"{}\")",
+                    hint(name),
+                    schema.files
+                ),
+            ));
+        }
+        // The columns its SQL reads: a filter, an expression, a message.
+        for (node, site) in sql_strings(item) {
+            let Some(text) = node.as_str() else { continue };
+            let read = substitute(text, &ctx.dqx.variables);
+            let Some(refs) = dqlint_sql::expr::column_references(&read.text) else {
+                continue; // DQ301's
+            };
+            for r in refs {
+                if read.in_unresolved(&r.range) || schema.has_column(&r.name) {
                     continue;
-                };
-                if schema.has_column(name) {
-                    continue;
                 }
+                let written = read.written(r.range);
+                let from = text
+                    .get(written.clone())
+                    .filter(|w| w.starts_with("{{"))
+                    .map(|w| format!(" (the value of `{w}`)"))
+                    .unwrap_or_default();
+                let span = string_span(ctx, file, node, text, written);
                 out.push(Diagnostic::at(
                     me,
                     file.id(),
-                    value.span.clone(),
+                    span,
                     format!(
-                        "the table of this checks file has no column `{name}`{}: DQX skips the check at run time and reports it on every row (all rows quarantined for `error`; schema from `[dqx.schemas]` \"{}\")",
-                        hint(name),
+                        "the {site} reads `{}`{from}, a column the table of this checks file lacks{}: DQX cannot evaluate it, so it skips the check at run time and reports it on every row (all rows quarantined for `error`; schema from `[dqx.schemas]` \"{}\")",
+                        r.name,
+                        hint(&r.name),
                         schema.files
                     ),
                 ));
-            }
-            // The columns its SQL reads: a filter, an expression, a message.
-            for (node, site) in sql_strings(item) {
-                let Some(text) = node.as_str() else { continue };
-                let read = substitute(text, &ctx.dqx.variables);
-                let Some(refs) = dqlint_sql::expr::column_references(&read.text) else {
-                    continue; // DQ301's
-                };
-                for r in refs {
-                    if read.in_unresolved(&r.range) || schema.has_column(&r.name) {
-                        continue;
-                    }
-                    let written = read.written(r.range);
-                    let from = text
-                        .get(written.clone())
-                        .filter(|w| w.starts_with("{{"))
-                        .map(|w| format!(" (the value of `{w}`)"))
-                        .unwrap_or_default();
-                    let span = string_span(ctx, file, node, text, written);
-                    out.push(Diagnostic::at(
-                        me,
-                        file.id(),
-                        span,
-                        format!(
-                            "the {site} reads `{}`{from}, a column the table of this checks file lacks{}: DQX cannot evaluate it, so it skips the check at run time and reports it on every row (all rows quarantined for `error`; schema from `[dqx.schemas]` \"{}\")",
-                            r.name,
-                            hint(&r.name),
-                            schema.files
-                        ),
-                    ));
-                }
             }
         }
     }

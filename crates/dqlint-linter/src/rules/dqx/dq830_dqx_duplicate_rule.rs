@@ -51,7 +51,7 @@ use dqlint_dqx::Typed;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{canonical, checks_files, fast_hasher, fingerprint, CheckFields};
+use crate::rules::dqx::{canonical, fast_hasher, fingerprint, CheckFields, ChecksFile};
 
 /// What DQX compares two checks by, and where the function is named.
 pub fn identity<'a>(fields: &CheckFields<'a>) -> Option<(String, &'a Typed)> {
@@ -92,43 +92,41 @@ fn identity_hash<'a>(fields: &CheckFields<'a>) -> Option<(u64, &'a Typed)> {
     Some((hasher.finish(), function))
 }
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ830");
-    for file in checks_files(ctx) {
-        // identity hash -> the first checks with it (index, function span)
-        let mut first: HashMap<u64, Vec<(usize, std::ops::Range<usize>)>, FixedState> =
-            HashMap::default();
-        for (index, (_, fields)) in file.checks().enumerate() {
-            let Some((hash, function)) = identity_hash(&fields) else {
-                continue;
-            };
-            let candidates = first.entry(hash).or_default();
-            let same = (!candidates.is_empty())
-                .then(|| identity(&fields).map(|(key, _)| key))
-                .flatten()
-                .and_then(|key| {
-                    candidates.iter().find(|(earlier, _)| {
-                        identity(&file.fields(*earlier)).is_some_and(|(k, _)| k == key)
-                    })
-                });
-            match same {
-                Some((earlier, at)) => out.push(
-                    Diagnostic::at(
-                        me,
-                        file.id(),
-                        function.span.clone(),
-                        format!(
-                            "this check repeats check {} of this file (same function, arguments, criticality and filter): DQX reports each failing row twice",
-                            earlier + 1
-                        ),
-                    )
-                    .related(
-                        &dqlint_project::Origin::new(file.id(), at.clone()),
-                        "the same check, first written here",
+    // identity hash -> the first checks with it (index, function span)
+    let mut first: HashMap<u64, Vec<(usize, std::ops::Range<usize>)>, FixedState> =
+        HashMap::default();
+    for (index, (_, fields)) in file.checks().enumerate() {
+        let Some((hash, function)) = identity_hash(&fields) else {
+            continue;
+        };
+        let candidates = first.entry(hash).or_default();
+        let same = (!candidates.is_empty())
+            .then(|| identity(&fields).map(|(key, _)| key))
+            .flatten()
+            .and_then(|key| {
+                candidates.iter().find(|(earlier, _)| {
+                    identity(&file.fields(*earlier)).is_some_and(|(k, _)| k == key)
+                })
+            });
+        match same {
+            Some((earlier, at)) => out.push(
+                Diagnostic::at(
+                    me,
+                    file.id(),
+                    function.span.clone(),
+                    format!(
+                        "this check repeats check {} of this file (same function, arguments, criticality and filter): DQX reports each failing row twice",
+                        earlier + 1
                     ),
+                )
+                .related(
+                    &dqlint_project::Origin::new(file.id(), at.clone()),
+                    "the same check, first written here",
                 ),
-                None => candidates.push((index, function.span.clone())),
-            }
+            ),
+            None => candidates.push((index, function.span.clone())),
         }
     }
 }

@@ -46,7 +46,7 @@ use dqlint_dqx::Typed;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{canonical, checks_files, fast_hasher, fingerprint, CheckFields};
+use crate::rules::dqx::{canonical, fast_hasher, fingerprint, CheckFields, ChecksFile};
 
 /// What the rule compares of a check: its function (name and node), the
 /// column(s) it applies to and its arguments; `None` for a check it leaves
@@ -75,57 +75,55 @@ fn parts<'t>(fields: &CheckFields<'t>) -> Option<Parts<'t>> {
     })
 }
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ831");
-    for file in checks_files(ctx) {
-        // Hash of function + column -> the first checks with it. Canonical
-        // strings are written only when hashes agree.
-        let mut first: HashMap<u64, Vec<usize>, FixedState> = HashMap::default();
-        for (index, (_, fields)) in file.checks().enumerate() {
-            let Some(this) = parts(&fields) else {
-                continue;
-            };
-            let mut hasher = fast_hasher();
-            this.name.hash(&mut hasher);
-            fingerprint(this.column).hash(&mut hasher);
-            let candidates = first.entry(hasher.finish()).or_default();
-            let earlier = (!candidates.is_empty())
-                .then(|| {
-                    let column = canonical(this.column);
-                    candidates.iter().copied().find(|earlier| {
-                        parts(&file.fields(*earlier))
-                            .is_some_and(|e| e.name == this.name && canonical(e.column) == column)
-                    })
+    // Hash of function + column -> the first checks with it. Canonical
+    // strings are written only when hashes agree.
+    let mut first: HashMap<u64, Vec<usize>, FixedState> = HashMap::default();
+    for (index, (_, fields)) in file.checks().enumerate() {
+        let Some(this) = parts(&fields) else {
+            continue;
+        };
+        let mut hasher = fast_hasher();
+        this.name.hash(&mut hasher);
+        fingerprint(this.column).hash(&mut hasher);
+        let candidates = first.entry(hasher.finish()).or_default();
+        let earlier = (!candidates.is_empty())
+            .then(|| {
+                let column = canonical(this.column);
+                candidates.iter().copied().find(|earlier| {
+                    parts(&file.fields(*earlier))
+                        .is_some_and(|e| e.name == this.name && canonical(e.column) == column)
                 })
-                .flatten();
-            let Some(earlier) = earlier else {
-                candidates.push(index);
-                continue;
-            };
-            let Some(e) = parts(&file.fields(earlier)) else {
-                continue;
-            };
-            let differs = fingerprint(e.arguments) != fingerprint(this.arguments)
-                || canonical(e.arguments) != canonical(this.arguments);
-            if differs {
-                out.push(
-                    Diagnostic::at(
-                        me,
-                        file.id(),
-                        this.function.span.clone(),
-                        format!(
-                            "check {} of this file also applies `{}` to {} with other arguments: rows are judged by both",
-                            earlier + 1,
-                            this.name,
-                            shown_columns(this.column)
-                        ),
-                    )
-                    .related(
-                        &dqlint_project::Origin::new(file.id(), e.function.span.clone()),
-                        "the earlier check on this column",
+            })
+            .flatten();
+        let Some(earlier) = earlier else {
+            candidates.push(index);
+            continue;
+        };
+        let Some(e) = parts(&file.fields(earlier)) else {
+            continue;
+        };
+        let differs = fingerprint(e.arguments) != fingerprint(this.arguments)
+            || canonical(e.arguments) != canonical(this.arguments);
+        if differs {
+            out.push(
+                Diagnostic::at(
+                    me,
+                    file.id(),
+                    this.function.span.clone(),
+                    format!(
+                        "check {} of this file also applies `{}` to {} with other arguments: rows are judged by both",
+                        earlier + 1,
+                        this.name,
+                        shown_columns(this.column)
                     ),
-                );
-            }
+                )
+                .related(
+                    &dqlint_project::Origin::new(file.id(), e.function.span.clone()),
+                    "the earlier check on this column",
+                ),
+            );
         }
     }
 }

@@ -38,37 +38,35 @@ use std::collections::HashMap;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::checks_files;
+use crate::rules::dqx::ChecksFile;
 
-pub fn check(ctx: &Context, out: &mut Findings) {
+pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ832");
-    for file in checks_files(ctx) {
-        let mut first: HashMap<&str, std::ops::Range<usize>> = HashMap::new();
-        for item in file.items() {
-            let Some(name) = item.get("name") else {
-                continue;
-            };
-            let Some(text) = name.as_str() else {
-                continue;
-            };
-            match first.get(text) {
-                Some(at) => out.push(
-                    Diagnostic::at(
-                        me,
-                        file.id(),
-                        name.span.clone(),
-                        format!(
-                            "another check of this file is named `{text}`: DQX reports both under one name in `_errors`/`_warnings`"
-                        ),
-                    )
-                    .related(
-                        &dqlint_project::Origin::new(file.id(), at.clone()),
-                        "the first check with this name",
+    let mut first: HashMap<&str, std::ops::Range<usize>> = HashMap::new();
+    for item in file.items() {
+        let Some(name) = item.get("name") else {
+            continue;
+        };
+        let Some(text) = name.as_str() else {
+            continue;
+        };
+        match first.get(text) {
+            Some(at) => out.push(
+                Diagnostic::at(
+                    me,
+                    file.id(),
+                    name.span.clone(),
+                    format!(
+                        "another check of this file is named `{text}`: DQX reports both under one name in `_errors`/`_warnings`"
                     ),
+                )
+                .related(
+                    &dqlint_project::Origin::new(file.id(), at.clone()),
+                    "the first check with this name",
                 ),
-                None => {
-                    first.insert(text, name.span.clone());
-                }
+            ),
+            None => {
+                first.insert(text, name.span.clone());
             }
         }
     }
