@@ -25,7 +25,7 @@ pub mod yaml11;
 pub use catalogue::{catalogue, ArgIssue, Catalogue, Extra, Function, Param, RuleType};
 pub use discovery::{classify, DqxFileKind};
 pub use types::{ParamType, TypeIssue};
-pub use value::{load, load_taking, Entry, Format, Kind, LoadError, Loaded, Typed};
+pub use value::{load, load_taking, Entry, Format, Kind, LoadError, Loaded, PyObject, Typed};
 
 /// The keys DQX reads on a check item (`CheckSpec`).
 pub const ITEM_KEYS: &[&str] = &[

@@ -662,7 +662,7 @@ impl Reader {
             .filter(|c| self.survives(&c.span))
             .filter(|c| !matches!(&c.kind, Kind::None))
             .map(|c| match &c.kind {
-                Kind::Object { source, .. } => (source.clone(), c.span.clone()),
+                Kind::Object(o) => (o.source.clone(), c.span.clone()),
                 _ => (as_python_str(c).unwrap_or_default(), c.span.clone()),
             })
             .filter(|(location, _)| !location.trim().is_empty());

@@ -87,10 +87,10 @@ impl ParamType {
     pub fn strict_accepts(&self, value: &Typed) -> bool {
         match (self, &value.kind) {
             // Not known statically: never reported.
-            (_, Kind::Object { class: None, .. }) => true,
-            (ParamType::Column, Kind::Object { class: Some(c), .. }) => c == "Column",
-            (ParamType::Class(name), Kind::Object { class: Some(c), .. }) => {
-                name.ends_with(c.as_str())
+            (_, Kind::Object(o)) if o.class.is_none() => true,
+            (ParamType::Column, Kind::Object(o)) => o.class.as_deref() == Some("Column"),
+            (ParamType::Class(name), Kind::Object(o)) => {
+                o.class.as_deref().is_some_and(|c| name.ends_with(c))
             }
             (ParamType::Union(members), _) => members.iter().any(|m| m.strict_accepts(value)),
             (ParamType::Any, _) => true,

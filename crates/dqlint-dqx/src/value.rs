@@ -46,7 +46,9 @@ pub enum Kind {
     Float(f64),
     Str(String),
     Date(Date),
-    DateTime(Date, String),
+    /// A date and its time of day as written (boxed: a rare value, and
+    /// every `Typed` is as large as its largest kind).
+    DateTime(Date, Box<str>),
     /// `{__decimal__: "0.01"}`, DQX's marker for a `Decimal`.
     Decimal(String),
     List(Vec<Typed>),
@@ -54,11 +56,18 @@ pub enum Kind {
     /// A Python value no checks file can hold, from a `.py` source: an
     /// object of a known class (`F.col("a")`: `Column`), or one the static
     /// reader cannot know (a variable bound at run time, a call), which
-    /// every type accepts: it is never guessed. `source` is its text.
-    Object {
-        class: Option<String>,
-        source: String,
-    },
+    /// every type accepts: it is never guessed. Boxed: only Python sources
+    /// hold them, and every `Typed` is as large as its largest kind.
+    Object(Box<PyObject>),
+}
+
+/// A Python object of a `.py` source ([`Kind::Object`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PyObject {
+    /// Its class when known (`Column`); `None`: known only at run time.
+    pub class: Option<String>,
+    /// Its source text.
+    pub source: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -96,7 +105,7 @@ impl Typed {
             Kind::Decimal(_) => "Decimal",
             Kind::List(_) => "list",
             Kind::Map(_) => "dict",
-            Kind::Object { .. } => "object",
+            Kind::Object(_) => "object",
         }
     }
 
@@ -113,14 +122,14 @@ impl Typed {
             Kind::Decimal(_) => "a Decimal",
             Kind::List(_) => "a list",
             Kind::Map(_) => "a mapping",
-            Kind::Object { class: Some(_), .. } => "a Spark Column",
-            Kind::Object { class: None, .. } => "a value known only at run time",
+            Kind::Object(o) if o.class.is_some() => "a Spark Column",
+            Kind::Object(_) => "a value known only at run time",
         }
     }
 
     /// A Python value the static reader could not know.
     pub fn is_unknown(&self) -> bool {
-        matches!(self.kind, Kind::Object { class: None, .. })
+        matches!(&self.kind, Kind::Object(o) if o.class.is_none())
     }
 
     pub fn as_str(&self) -> Option<&str> {
@@ -178,7 +187,7 @@ impl Typed {
             Kind::Decimal(d) => format!("Decimal({d:?})"),
             Kind::List(_) => "a list".into(),
             Kind::Map(_) => "a mapping".into(),
-            Kind::Object { source, .. } => source.clone(),
+            Kind::Object(o) => o.source.clone(),
         }
     }
 }
@@ -410,7 +419,7 @@ fn from_scalar(v: Scalar11) -> Kind {
         Scalar11::Int { value, .. } => Kind::Int(value),
         Scalar11::Float(f) => Kind::Float(f),
         Scalar11::Date(d) => Kind::Date(d),
-        Scalar11::DateTime { date, time } => Kind::DateTime(date, time),
+        Scalar11::DateTime { date, time } => Kind::DateTime(date, time.into_boxed_str()),
         Scalar11::Str(s) => Kind::Str(s),
     }
 }

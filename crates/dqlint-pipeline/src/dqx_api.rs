@@ -20,7 +20,7 @@ use std::ops::Range;
 
 use dqlint_dqx::run_config::Run;
 use dqlint_dqx::yaml11::Date;
-use dqlint_dqx::{Catalogue, Entry, Kind, Typed};
+use dqlint_dqx::{Catalogue, Entry, Kind, PyObject, Typed};
 use tree_sitter::Node;
 
 use crate::breaker::{count_bound_with_aliases, CountBound, Sense};
@@ -1251,20 +1251,20 @@ fn is_funcs_module(dotted: &str) -> bool {
 fn unknown_value(span: Range<usize>, source: &str) -> Typed {
     Typed::new(
         span,
-        Kind::Object {
+        Kind::Object(Box::new(PyObject {
             class: None,
             source: source.to_string(),
-        },
+        })),
     )
 }
 
 fn column_value(span: Range<usize>, source: &str) -> Typed {
     Typed::new(
         span,
-        Kind::Object {
+        Kind::Object(Box::new(PyObject {
             class: Some("Column".into()),
             source: source.to_string(),
-        },
+        })),
     )
 }
 
@@ -1468,7 +1468,7 @@ dq.apply_checks_and_save_in_table(
             .unwrap();
         assert!(f.is_unknown());
         let c = arg(&api.checks[2], "column").unwrap();
-        assert!(matches!(&c.kind, Kind::Object { class: Some(k), .. } if k == "Column"));
+        assert!(matches!(&c.kind, Kind::Object(o) if o.class.as_deref() == Some("Column")));
     }
 
     #[test]

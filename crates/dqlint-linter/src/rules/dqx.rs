@@ -585,7 +585,7 @@ pub fn canonical(value: &Typed) -> String {
             pairs.sort();
             format!("{{{}}}", pairs.join(", "))
         }
-        Kind::Object { source, .. } => format!("<{source}>"),
+        Kind::Object(o) => format!("<{}>", o.source),
     }
 }
 
@@ -639,7 +639,7 @@ fn hash_canonical(value: &Typed, state: &mut impl std::hash::Hasher) {
             entries.len().hash(state);
             sum.hash(state);
         }
-        Kind::Object { source, .. } => source.hash(state),
+        Kind::Object(o) => o.source.hash(state),
     }
 }
 

@@ -61,7 +61,7 @@ pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
             let ok = matches!(value.kind, Kind::Str(_))
                 || (value.is_none() && key != "criticality")
                 || value.is_unknown()
-                || (key == "message_expr" && matches!(value.kind, Kind::Object { .. }));
+                || (key == "message_expr" && matches!(value.kind, Kind::Object(_)));
             if !ok {
                 out.push(Diagnostic::at(
                     me,
