@@ -341,28 +341,34 @@ impl DqxSite {
 fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
     use crate::diagnostic::Severity;
     use dqlint_sql::expr::ExprFact;
+    use rayon::prelude::*;
 
     let crashes = "the DQX run fails when it applies the check";
-    let mut out = Vec::new();
-    let mut facts_of = SqlFactsByText::new(&ctx.udfs);
-    for file in crate::rules::dqx::checks_files(ctx) {
-        let catalogue = crate::rules::dqx::catalogue_of(ctx);
-        for item in file.items() {
-            for (node, site) in dqx_sql_strings(catalogue, &ctx.dqx.variables, item) {
-                let Some(text) = node.as_str() else { continue };
-                let read = crate::rules::dqx::substitute(text, &ctx.dqx.variables);
-                let facts = facts_of.get(site == DqxSite::Query, &read.text);
-                for f in facts.iter().cloned() {
-                    let mut severity = None;
-                    let skipped = || {
-                        format!(
+    // The files in parallel, each worker with its own facts by text (a
+    // large root's files repeat the same few filters); findings in file
+    // order.
+    let per_worker: Vec<Vec<ExpressionFinding>> = crate::rules::dqx::checks_files(ctx)
+        .par_iter()
+        .fold(
+            || (SqlFactsByText::new(&ctx.udfs), Vec::new()),
+            |(mut facts_of, mut out), file| {
+                let catalogue = crate::rules::dqx::catalogue_of(ctx);
+                for item in file.items() {
+                    for (node, site) in dqx_sql_strings(catalogue, &ctx.dqx.variables, item) {
+                        let Some(text) = node.as_str() else { continue };
+                        let read = crate::rules::dqx::substitute(text, &ctx.dqx.variables);
+                        let facts = facts_of.get(site == DqxSite::Query, &read.text);
+                        for f in facts.iter().cloned() {
+                            let mut severity = None;
+                            let skipped = || {
+                                format!(
                             "DQX cannot evaluate this {}, so it skips the check at run time \
                              and every row is flagged (quarantined when the criticality is \
                              `error`)",
                             site.name()
                         )
-                    };
-                    let message = match (f.kind, site) {
+                            };
+                            let message = match (f.kind, site) {
                         (ExprFact::SubstitutionToken, _) => continue,
                         (ExprFact::NotBoolean, DqxSite::Message | DqxSite::Limit { .. }) => {
                             continue
@@ -421,25 +427,29 @@ fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
                         ),
                         (ExprFact::TrailingKeywordAlias, _) => f.message,
                     };
-                    // Facts inside a placeholder left unresolved are DQ824's.
-                    if read.in_unresolved(&f.range) {
-                        continue;
+                            // Facts inside a placeholder left unresolved are DQ824's.
+                            if read.in_unresolved(&f.range) {
+                                continue;
+                            }
+                            let range = read.written(f.range.clone());
+                            out.push(ExpressionFinding {
+                                kind: f.kind,
+                                message,
+                                file: file.id(),
+                                span: crate::rules::dqx::string_span(ctx, file, node, text, range),
+                                expression_span: node.span.clone(),
+                                severity,
+                                used_at: Vec::new(),
+                            });
+                        }
                     }
-                    let range = read.written(f.range.clone());
-                    out.push(ExpressionFinding {
-                        kind: f.kind,
-                        message,
-                        file: file.id(),
-                        span: crate::rules::dqx::string_span(ctx, file, node, text, range),
-                        expression_span: node.span.clone(),
-                        severity,
-                        used_at: Vec::new(),
-                    });
                 }
-            }
-        }
-    }
-    out
+                (facts_of, out)
+            },
+        )
+        .map(|(_, out)| out)
+        .collect();
+    per_worker.into_iter().flatten().collect()
 }
 
 /// The expression engine's facts about each distinct SQL text, found once:
