@@ -117,6 +117,13 @@ impl ChecksFile<'_> {
         self.field_positions()[index].fields(&self.items()[index])
     }
 
+    /// The check block of item `index` as DQX resolves it against the
+    /// project's catalogue ([`resolved_in`]), from the item's fields found
+    /// once: several rules resolve every check.
+    pub fn resolved<'c>(&'c self, ctx: &'c Context, index: usize) -> Option<ResolvedCheck<'c>> {
+        resolve_fields(catalogue_of(ctx), self.fields(index))
+    }
+
     fn field_positions(&self) -> &[FieldPositions] {
         self.field_positions
             .get_or_init(|| self.items().iter().map(FieldPositions::of).collect())
@@ -446,19 +453,14 @@ pub fn resolved_in<'a>(ctx: &'a Context, item: &'a Typed) -> Option<ResolvedChec
 }
 
 fn resolved_with<'a>(cat: &'a Catalogue, item: &'a Typed) -> Option<ResolvedCheck<'a>> {
-    let check = item.get("check")?;
-    // One walk over the block's keys for the three DQX reads (every rule
-    // resolves every check); the last of a repeated key wins, as in
-    // Python's dict.
-    let (mut function_node, mut arguments_node, mut for_each_column_node) = (None, None, None);
-    for entry in check.as_map()? {
-        match entry.key.as_str() {
-            Some("function") => function_node = Some(&entry.value),
-            Some("arguments") => arguments_node = Some(&entry.value),
-            Some("for_each_column") => for_each_column_node = Some(&entry.value),
-            _ => {}
-        }
-    }
+    resolve_fields(cat, FieldPositions::of(item).fields(item))
+}
+
+/// [`resolved_with`] from the item's fields (the last of a repeated key
+/// wins, as in Python's dict).
+fn resolve_fields<'a>(cat: &'a Catalogue, fields: CheckFields<'a>) -> Option<ResolvedCheck<'a>> {
+    let (function_node, arguments_node, for_each_column_node) =
+        (fields.function, fields.arguments, fields.for_each_column);
     let function_node = function_node?;
     let name = function_node.as_str()?;
     let function = cat.function(name, &[])?;
@@ -490,7 +492,7 @@ pub fn argument_issues<'c>(ctx: &'c Context, file: &'c ChecksFile) -> Vec<Argume
     let with_issues = file.argument_issue_items.get_or_init(|| {
         (0..items.len())
             .filter(|&i| {
-                resolved_in(ctx, &items[i]).is_some_and(|check| {
+                file.resolved(ctx, i).is_some_and(|check| {
                     !check
                         .function
                         .check_arguments(check.arguments, check.for_each_column)
@@ -503,7 +505,7 @@ pub fn argument_issues<'c>(ctx: &'c Context, file: &'c ChecksFile) -> Vec<Argume
         .iter()
         .filter_map(|&i| {
             let item = &items[i];
-            let check = resolved_in(ctx, item)?;
+            let check = file.resolved(ctx, i)?;
             let issues = check
                 .function
                 .check_arguments(check.arguments, check.for_each_column);

@@ -55,8 +55,8 @@ use crate::rules::dqx::{yaml_only_fix, ChecksFile};
 
 pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ806");
-    for item in file.items() {
-        let Some(value) = item.get("criticality") else {
+    for (_, fields) in file.checks() {
+        let Some(value) = fields.criticality else {
             continue;
         };
         let Some(text) = value.as_str() else {

@@ -77,12 +77,12 @@ pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
         }
         return;
     }
-    for item in file.items() {
+    for (item, fields) in file.checks() {
         let Some(entries) = item.as_map() else {
             continue;
         };
         // The flat form is DQ803's.
-        let check = item.get("check");
+        let check = fields.check;
         let flat = check.is_none();
         let mut blocks = vec![(entries, dqlint_dqx::ITEM_KEYS, "check item")];
         if let Some(block) = check.and_then(|c| c.as_map()) {

@@ -47,15 +47,15 @@ use crate::rules::dqx::{insert_before_key, own_lines, yaml_only_fix, ChecksFile}
 pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ809");
     let text = &file.file.text;
-    for item in file.items() {
-        let (Some(item_entries), Some(check)) = (item.as_map(), item.get("check")) else {
+    for (item, fields) in file.checks() {
+        let (Some(item_entries), Some(check)) = (item.as_map(), fields.check) else {
             continue;
         };
         let Some(block) = check.as_map() else {
             continue;
         };
-        let function = check
-            .get("function")
+        let function = fields
+            .function
             .and_then(|f| f.as_str())
             .unwrap_or("the function");
         let mut places: Vec<(&Entry, &[Entry], bool)> = Vec::new();
@@ -65,7 +65,7 @@ pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
                 .filter(|e| e.key.as_str() == Some("filter"))
                 .map(|e| (e, block, false)),
         );
-        if let Some(arguments) = check.get("arguments").and_then(|a| a.as_map()) {
+        if let Some(arguments) = fields.arguments.and_then(|a| a.as_map()) {
             places.extend(
                 arguments
                     .iter()

@@ -49,7 +49,7 @@ use dqlint_dqx::{Kind, Typed};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{resolved_in, ChecksFile};
+use crate::rules::dqx::ChecksFile;
 
 pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ815");
@@ -98,13 +98,14 @@ pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
         }
         out.push(d);
     };
-    for item in file.items() {
-        if let Some(metadata) = item.get("user_metadata").and_then(|m| m.as_map()) {
+    for index in 0..file.items().len() {
+        let fields = file.fields(index);
+        if let Some(metadata) = fields.user_metadata.and_then(|m| m.as_map()) {
             for entry in metadata {
                 scalars(&entry.value, &mut |v, top| report(v, top, false, false));
             }
         }
-        let Some(check) = resolved_in(ctx, item) else {
+        let Some(check) = file.resolved(ctx, index) else {
             continue;
         };
         for entry in check.arguments {

@@ -35,18 +35,18 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{resolved_in, yaml_only_fix, ChecksFile};
+use crate::rules::dqx::{yaml_only_fix, ChecksFile};
 
 pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ816");
-    for item in file.items() {
-        let Some(check) = resolved_in(ctx, item) else {
+    for index in 0..file.items().len() {
+        let Some(check) = file.resolved(ctx, index) else {
             continue;
         };
         let Some(items) = check.for_each_column else {
             continue;
         };
-        let Some(node) = item.get("check").and_then(|c| c.get("for_each_column")) else {
+        let Some(node) = file.fields(index).for_each_column else {
             continue;
         };
         let f = check.function;

@@ -34,13 +34,13 @@
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{own_lines, resolved_in, yaml_only_fix, ChecksFile};
+use crate::rules::dqx::{own_lines, yaml_only_fix, ChecksFile};
 
 pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ817");
     let text = &file.file.text;
-    for item in file.items() {
-        let Some(check) = resolved_in(ctx, item) else {
+    for (index, item) in file.items().iter().enumerate() {
+        let Some(check) = file.resolved(ctx, index) else {
             continue;
         };
         if check.for_each_column.is_none() {

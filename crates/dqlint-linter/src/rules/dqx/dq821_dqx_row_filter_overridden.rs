@@ -42,16 +42,15 @@ use crate::rules::dqx::ChecksFile;
 
 pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ821");
-    for item in file.items() {
-        let Some(filter) = item
-            .get("filter")
+    for (_, fields) in file.checks() {
+        let Some(filter) = fields
+            .filter
             .filter(|f| f.as_str().is_some_and(|s| !s.is_empty()))
         else {
             continue;
         };
-        let Some(row_filter) = item
-            .get("check")
-            .and_then(|c| c.get("arguments"))
+        let Some(row_filter) = fields
+            .arguments
             .and_then(|a| a.get("row_filter"))
             .filter(|r| !r.is_none())
         else {

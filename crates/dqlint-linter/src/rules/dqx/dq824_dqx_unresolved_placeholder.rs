@@ -132,14 +132,11 @@ pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     if !may_hold_placeholders(file) {
         return;
     }
-    for item in file.items() {
-        let check = item.get("check");
-        let function = check
-            .and_then(|c| c.get("function"))
-            .and_then(Typed::as_str);
+    for (item, fields) in file.checks() {
+        let function = fields.function.and_then(Typed::as_str);
         let input = (function == Some("sql_query")).then(|| {
-            check
-                .and_then(|c| c.get("arguments"))
+            fields
+                .arguments
                 .and_then(|a| a.get("input_placeholder"))
                 .and_then(Typed::as_str)
                 .unwrap_or("input_view")

@@ -43,7 +43,7 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{resolved_in, ChecksFile};
+use crate::rules::dqx::ChecksFile;
 
 /// `MAJOR.MINOR` as numbers (`17.1` -> (17, 1)).
 fn version(text: &str) -> Option<(u64, u64)> {
@@ -54,8 +54,8 @@ fn version(text: &str) -> Option<(u64, u64)> {
 pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ826");
     let target = ctx.dqx.dbr.as_deref();
-    for item in file.items() {
-        let Some(check) = resolved_in(ctx, item) else {
+    for index in 0..file.items().len() {
+        let Some(check) = file.resolved(ctx, index) else {
             continue;
         };
         let Some(min) = check.function.min_dbr.as_deref() else {

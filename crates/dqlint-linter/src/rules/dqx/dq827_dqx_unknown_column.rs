@@ -54,7 +54,7 @@ use dqlint_dqx::Typed;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{Context, Findings};
 use crate::registry::rule;
-use crate::rules::dqx::{closest, resolved_in, string_span, substitute, ChecksFile};
+use crate::rules::dqx::{closest, string_span, substitute, ChecksFile};
 
 /// The top-level column a value names, when it is a plain name, a dotted
 /// path or a backticked name; `None` for an expression.
@@ -85,8 +85,8 @@ pub fn check(ctx: &Context, file: &ChecksFile, out: &mut Findings) {
             .map(|c| format!(" (did you mean `{c}`?)"))
             .unwrap_or_default()
     };
-    for item in file.items() {
-        let Some(check) = resolved_in(ctx, item) else {
+    for (index, item) in file.items().iter().enumerate() {
+        let Some(check) = file.resolved(ctx, index) else {
             continue;
         };
         let mut named: Vec<&Typed> = Vec::new();

@@ -43,8 +43,8 @@ use crate::rules::dqx::ChecksFile;
 pub fn check(_ctx: &Context, file: &ChecksFile, out: &mut Findings) {
     let me = rule("DQ832");
     let mut first: HashMap<&str, std::ops::Range<usize>> = HashMap::new();
-    for item in file.items() {
-        let Some(name) = item.get("name") else {
+    for (_, fields) in file.checks() {
+        let Some(name) = fields.name else {
             continue;
         };
         let Some(text) = name.as_str() else {
