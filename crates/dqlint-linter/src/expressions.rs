@@ -353,8 +353,9 @@ fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
             || (SqlFactsByText::new(&ctx.udfs), Vec::new()),
             |(mut facts_of, mut out), file| {
                 let catalogue = crate::rules::dqx::catalogue_of(ctx);
-                for item in file.items() {
-                    for (node, site) in dqx_sql_strings(catalogue, &ctx.dqx.variables, item) {
+                for (item, fields) in file.checks() {
+                    for (node, site) in dqx_sql_strings(catalogue, &ctx.dqx.variables, item, fields)
+                    {
                         let Some(text) = node.as_str() else { continue };
                         let read = crate::rules::dqx::substitute(text, &ctx.dqx.variables);
                         let facts = facts_of.get(site == DqxSite::Query, &read.text);
@@ -500,49 +501,59 @@ fn dqx_sql_strings<'t>(
     catalogue: &dqlint_dqx::Catalogue,
     variables: &std::collections::BTreeMap<String, String>,
     item: &'t dqlint_dqx::Typed,
+    fields: crate::rules::dqx::CheckFields<'t>,
 ) -> Vec<(&'t dqlint_dqx::Typed, DqxSite)> {
+    use crate::rules::dqx::dq823_dqx_limit_is_expression::{is_expression, LIMITS};
+
     let mut out = Vec::new();
     if item.as_map().is_none() {
         return out;
     }
-    if let Some(f) = item.get("filter") {
-        out.push((f, DqxSite::Filter));
-    }
-    if let Some(m) = item.get("message_expr") {
-        out.push((m, DqxSite::Message));
-    }
-    let Some(check) = item.get("check").filter(|c| c.as_map().is_some()) else {
+    out.extend(fields.filter.map(|f| (f, DqxSite::Filter)));
+    out.extend(fields.message_expr.map(|m| (m, DqxSite::Message)));
+    let Some(args) = fields.arguments.and_then(|a| a.as_map()) else {
         return out;
     };
-    let function = check.get("function").and_then(|f| f.as_str());
-    if let Some(args) = check.get("arguments").filter(|a| a.as_map().is_some()) {
-        for key in ["row_filter", "ref_row_filter"] {
-            if let Some(v) = args.get(key) {
-                out.push((v, DqxSite::Filter));
-            }
-        }
-        match function {
-            Some("sql_expression") => {
-                out.extend(args.get("expression").map(|v| (v, DqxSite::Expression)))
-            }
-            Some("sql_query") => out.extend(args.get("query").map(|v| (v, DqxSite::Query))),
-            _ => {}
-        }
-        let known = function.and_then(|f| catalogue.any_function(f));
-        if let Some(f) = known {
-            let dataset_rule = f.rule_type == dqlint_dqx::RuleType::Dataset;
-            for key in crate::rules::dqx::dq823_dqx_limit_is_expression::LIMITS {
-                let Some(v) = args.get(key).filter(|_| f.param(key).is_some()) else {
-                    continue;
-                };
-                let read = v
-                    .as_str()
-                    .map(|t| crate::rules::dqx::substitute(t, variables).text);
-                if read.is_some_and(|t| {
-                    crate::rules::dqx::dq823_dqx_limit_is_expression::is_expression(&t)
-                }) {
-                    out.push((v, DqxSite::Limit { dataset_rule }));
+    // One walk over the arguments for every key read here (the last of a
+    // repeated key wins, as in Python's dict).
+    let (mut row_filter, mut ref_row_filter, mut expression, mut query) = (None, None, None, None);
+    let mut limits: [Option<&dqlint_dqx::Typed>; LIMITS.len()] = [None; LIMITS.len()];
+    for entry in args {
+        let Some(key) = entry.key.as_str() else {
+            continue;
+        };
+        let value = Some(&entry.value);
+        match key {
+            "row_filter" => row_filter = value,
+            "ref_row_filter" => ref_row_filter = value,
+            "expression" => expression = value,
+            "query" => query = value,
+            _ => {
+                if let Some(i) = LIMITS.iter().position(|l| *l == key) {
+                    limits[i] = value;
                 }
+            }
+        }
+    }
+    out.extend(row_filter.map(|v| (v, DqxSite::Filter)));
+    out.extend(ref_row_filter.map(|v| (v, DqxSite::Filter)));
+    let function = fields.function.and_then(|f| f.as_str());
+    match function {
+        Some("sql_expression") => out.extend(expression.map(|v| (v, DqxSite::Expression))),
+        Some("sql_query") => out.extend(query.map(|v| (v, DqxSite::Query))),
+        _ => {}
+    }
+    if let Some(f) = function.and_then(|f| catalogue.any_function(f)) {
+        let dataset_rule = f.rule_type == dqlint_dqx::RuleType::Dataset;
+        for (key, v) in LIMITS.iter().zip(limits) {
+            let Some(v) = v.filter(|_| f.param(key).is_some()) else {
+                continue;
+            };
+            let read = v
+                .as_str()
+                .map(|t| crate::rules::dqx::substitute(t, variables).text);
+            if read.is_some_and(|t| is_expression(&t)) {
+                out.push((v, DqxSite::Limit { dataset_rule }));
             }
         }
     }
@@ -627,8 +638,8 @@ pub fn sql_tokens(
             continue;
         }
         let catalogue = crate::rules::dqx::catalogue_of(ctx);
-        for item in checks.items() {
-            for (node, _) in dqx_sql_strings(catalogue, &ctx.dqx.variables, item) {
+        for (item, fields) in checks.checks() {
+            for (node, _) in dqx_sql_strings(catalogue, &ctx.dqx.variables, item, fields) {
                 let Some(text) = node.as_str() else { continue };
                 let text = text.to_string();
                 let decoded = text.clone();
