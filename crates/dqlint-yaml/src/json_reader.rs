@@ -26,8 +26,11 @@ use crate::document::{plain_kind, DuplicateKey, Node, NodeKind, Pair, Scalar, Sc
 use crate::scalar::{self, ScalarStyle};
 
 /// Deeper nesting goes to tree-sitter (and its depth guard); keeps the
-/// recursion here shallow whatever the input.
-const MAX_DEPTH: usize = 128;
+/// recursion here shallow whatever the input. A container is refused where
+/// the guard would refuse its bracket (`syntax_error::brackets_too_deep`:
+/// more than this many levels), so a document this reader reads passes the
+/// guard's bracket count, which is not run again for it.
+const MAX_DEPTH: usize = crate::syntax_error::MAX_NESTING;
 /// A mapping with more pairs than this finds duplicate keys through a hash
 /// map; smaller ones (almost all) compare with the keys before.
 const LINEAR_KEYS: usize = 16;
@@ -110,6 +113,8 @@ impl Reader<'_> {
             return None;
         }
         match self.peek()? {
+            // This container would be nesting level `depth + 1`.
+            b'{' | b'[' if depth >= MAX_DEPTH => None,
             b'{' => self.object(depth),
             b'[' => self.array(depth),
             b'"' => self.string(),

@@ -6,11 +6,16 @@ use std::ops::Range;
 
 /// Nesting deeper than this is not configuration; the grammar's scanner
 /// aborts on deep indentation and the tree walk would exhaust the stack.
-const MAX_NESTING: usize = 128;
+pub(crate) const MAX_NESTING: usize = 128;
 const MAX_INDENT: usize = 256;
 
 /// Refuses documents nested too deeply to parse safely.
 pub(crate) fn too_deep(source: &str) -> Option<String> {
+    indented_too_deep(source).or_else(|| brackets_too_deep(source))
+}
+
+/// Refuses a document with a line indented past [`MAX_INDENT`].
+pub(crate) fn indented_too_deep(source: &str) -> Option<String> {
     // Only a line longer than the limit can be indented past it.
     let indented_too_deep = |line: &str| {
         line.len() > MAX_INDENT
@@ -29,11 +34,16 @@ pub(crate) fn too_deep(source: &str) -> Option<String> {
             };
             indented_too_deep(line)
         });
-    if long_line_too_deep {
-        return Some(format!(
+    long_line_too_deep.then(|| {
+        format!(
             "this YAML document is indented more than {MAX_INDENT} columns deep; it was not linted"
-        ));
-    }
+        )
+    })
+}
+
+/// Refuses a document whose `[`/`{` brackets nest deeper than
+/// [`MAX_NESTING`].
+pub(crate) fn brackets_too_deep(source: &str) -> Option<String> {
     // Each bracket opens at most one level: with few of them (every real
     // document), the nesting cannot be too deep.
     let opening = memchr::memchr2_iter(b'[', b'{', source.as_bytes()).count();

@@ -9,7 +9,10 @@
 use std::ops::Range;
 
 use crate::document::{Document, SyntaxError, YamlFile};
-use crate::syntax_error::{line_bounds, locate_error, nested_block_end, too_deep, trim_range};
+use crate::syntax_error::{
+    brackets_too_deep, indented_too_deep, line_bounds, locate_error, nested_block_end, too_deep,
+    trim_range,
+};
 
 /// The grammar's external scanner counts rows in an `int16_t` (upstream #49).
 pub const MAX_DOCUMENT_LINES: usize = 32_768;
@@ -104,8 +107,11 @@ impl DocumentReader {
         tree: &mut Option<tree_sitter::Tree>,
     ) -> (DocumentParse, ReadBy) {
         // The depth guard speaks for every reader: a document it refuses is
-        // refused whichever reader would have read it.
-        if self.fast && too_deep(&text[span.clone()]).is_none() {
+        // refused whichever reader would have read it. The JSON reader
+        // refuses brackets nested past the guard's limit itself (brackets
+        // are JSON's only nesting), so the guard's bracket count runs only
+        // before the block reader.
+        if self.fast && indented_too_deep(&text[span.clone()]).is_none() {
             // A JSON document is tried first: the block reader would
             // walk all of its lines before giving up.
             if let Some(read) = crate::json_reader::read_document(text, span.clone()) {
@@ -122,7 +128,11 @@ impl DocumentReader {
                 };
                 return (read, ReadBy::FastReader);
             }
-            if let Some(read) = crate::block_reader::read_document(text, span.clone()) {
+            let block_read = brackets_too_deep(&text[span.clone()])
+                .is_none()
+                .then(|| crate::block_reader::read_document(text, span.clone()))
+                .flatten();
+            if let Some(read) = block_read {
                 let document = Document {
                     span,
                     root: read.root,

@@ -268,3 +268,30 @@ fn edge_cases() {
         assert_eq!(all_read, *fast, "JSON reader taken for {text:?}");
     }
 }
+
+/// The reader refuses exactly the bracket nesting the depth guard refuses
+/// (more than 128 levels), whatever the innermost value: the guard's own
+/// bracket count is not run again on what the reader reads.
+#[test]
+fn nesting_limit_is_the_depth_guard_s() {
+    for levels in 126..=131 {
+        let empty = format!("{}{}\n", "[".repeat(levels), "]".repeat(levels));
+        let scalar = format!("{}1{}\n", "[".repeat(levels), "]".repeat(levels));
+        let objects = format!(
+            "{}{}\n",
+            "{\"a\": ".repeat(levels - 1) + "{",
+            "}".repeat(levels)
+        );
+        for text in [&empty, &scalar, &objects] {
+            let read = read_document(text, 0..text.len()).is_some();
+            assert_eq!(read, levels <= 128, "{levels} levels: {text}");
+            let parse = dqlint_yaml::parse(text);
+            assert_eq!(
+                parse.errors.is_empty(),
+                levels <= 128,
+                "{levels} levels: {:?}",
+                parse.errors
+            );
+        }
+    }
+}
