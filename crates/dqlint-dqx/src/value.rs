@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use dqlint_yaml::{Node, NodeKind, ScalarStyle, YamlFile};
+use dqlint_yaml::{Node, NodeKind, Pair, ScalarStyle, YamlFile};
 
 use crate::yaml11::{self, Date, Scalar11};
 
@@ -208,7 +208,7 @@ pub struct Loaded {
 /// unknown tags), JSON that `json.load` refuses.
 pub fn load(text: &str, yaml: &YamlFile, format: Format) -> Loaded {
     let errors = document_errors(text, yaml, format);
-    let root = yaml.documents.iter().find_map(|d| d.root.clone());
+    let root = yaml.documents.iter().find_map(|d| d.root.as_ref());
     typed_root(text, format, root, errors)
 }
 
@@ -248,10 +248,10 @@ fn document_errors(text: &str, yaml: &YamlFile, format: Format) -> Vec<LoadError
     errors
 }
 
-fn typed_root(
+fn typed_root<N: TreeNode>(
     text: &str,
     format: Format,
-    root: Option<Node>,
+    root: Option<N>,
     mut errors: Vec<LoadError>,
 ) -> Loaded {
     let root = root.map(|node| {
@@ -273,6 +273,68 @@ fn has_explicit_start(text: &str, span: &Range<usize>) -> bool {
         .is_some_and(|t| t.trim_start().starts_with("---"))
 }
 
+/// A node of the YAML tree as the builder reads it: borrowed (its strings
+/// are copied: the language server keeps its trees) or owned (its strings
+/// are taken: a one-shot lint drops the tree after typing).
+trait TreeNode: Sized {
+    type Items: Iterator<Item = Self>;
+    type Pairs: Iterator<Item = (Self, Self)>;
+    type Text: std::ops::Deref<Target = str> + Into<String>;
+    fn read(self) -> (Range<usize>, Read<Self::Items, Self::Pairs, Self::Text>);
+}
+
+/// A node's kind, its children still to read.
+enum Read<Items, Pairs, Text> {
+    Null,
+    Sequence(Items),
+    Mapping(Pairs),
+    Scalar { value: Text, plain: bool },
+}
+
+impl<'t> TreeNode for &'t Node {
+    type Items = std::slice::Iter<'t, Node>;
+    type Pairs = std::iter::Map<std::slice::Iter<'t, Pair>, fn(&'t Pair) -> (&'t Node, &'t Node)>;
+    type Text = &'t str;
+    fn read(self) -> (Range<usize>, Read<Self::Items, Self::Pairs, Self::Text>) {
+        let read = match &self.kind {
+            NodeKind::Null => Read::Null,
+            NodeKind::Sequence(items) => Read::Sequence(items.iter()),
+            NodeKind::Mapping(pairs) => Read::Mapping(pairs.iter().map(pair_refs as _)),
+            NodeKind::Scalar(s) => Read::Scalar {
+                value: s.value.as_str(),
+                plain: s.style == ScalarStyle::Plain,
+            },
+        };
+        (self.span.clone(), read)
+    }
+}
+
+impl TreeNode for Node {
+    type Items = std::vec::IntoIter<Node>;
+    type Pairs = std::iter::Map<std::vec::IntoIter<Pair>, fn(Pair) -> (Node, Node)>;
+    type Text = String;
+    fn read(self) -> (Range<usize>, Read<Self::Items, Self::Pairs, Self::Text>) {
+        let read = match self.kind {
+            NodeKind::Null => Read::Null,
+            NodeKind::Sequence(items) => Read::Sequence(items.into_iter()),
+            NodeKind::Mapping(pairs) => Read::Mapping(pairs.into_iter().map(pair_parts as _)),
+            NodeKind::Scalar(s) => Read::Scalar {
+                plain: s.style == ScalarStyle::Plain,
+                value: s.value,
+            },
+        };
+        (self.span, read)
+    }
+}
+
+fn pair_refs(pair: &Pair) -> (&Node, &Node) {
+    (&pair.key, &pair.value)
+}
+
+fn pair_parts(pair: Pair) -> (Node, Node) {
+    (pair.key, pair.value)
+}
+
 struct Builder<'a> {
     text: &'a str,
     format: Format,
@@ -282,21 +344,21 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    /// The node's value, taking its strings (the node is consumed).
-    fn typed(&mut self, node: Node) -> Typed {
-        let span = node.span;
-        match node.kind {
-            NodeKind::Null => Typed::new(span, Kind::None),
-            NodeKind::Sequence(items) => {
-                let items = items.into_iter().map(|n| self.typed(n)).collect();
+    /// The node's value (an owned node's strings are taken, a borrowed
+    /// node's copied).
+    fn typed<N: TreeNode>(&mut self, node: N) -> Typed {
+        let (span, read) = node.read();
+        match read {
+            Read::Null => Typed::new(span, Kind::None),
+            Read::Sequence(items) => {
+                let items = items.map(|n| self.typed(n)).collect();
                 Typed::new(span, Kind::List(items))
             }
-            NodeKind::Mapping(pairs) => {
+            Read::Mapping(pairs) => {
                 let entries: Vec<Entry> = pairs
-                    .into_iter()
-                    .map(|p| Entry {
-                        key: self.typed(p.key),
-                        value: self.typed(p.value),
+                    .map(|(key, value)| Entry {
+                        key: self.typed(key),
+                        value: self.typed(value),
                     })
                     .collect();
                 if let [only] = entries.as_slice() {
@@ -306,8 +368,7 @@ impl Builder<'_> {
                 }
                 Typed::new(span, Kind::Map(entries))
             }
-            NodeKind::Scalar(s) => {
-                let plain = s.style == ScalarStyle::Plain;
+            Read::Scalar { value, plain } => {
                 // JSON has no tags (and its files can be one long line, which
                 // the search for a tag would scan back over per scalar).
                 let tag = if self.tags {
@@ -316,24 +377,24 @@ impl Builder<'_> {
                     None
                 };
                 let kind = match (self.format, tag) {
-                    (Format::Yaml, Some(tag)) => self.tagged(&tag, &s.value, &span),
-                    (Format::Yaml, None) if plain => match yaml11::resolve(&s.value) {
+                    (Format::Yaml, Some(tag)) => self.tagged(&tag, &value, &span),
+                    (Format::Yaml, None) if plain => match yaml11::resolve(&value) {
                         // A string keeps the tree's string (most of a
                         // checks file).
-                        yaml11::Tag::Str => Kind::Str(s.value),
-                        tag => match yaml11::construct(&s.value, tag) {
+                        yaml11::Tag::Str => Kind::Str(value.into()),
+                        tag => match yaml11::construct(&value, tag) {
                             Ok(v) => from_scalar(v),
                             Err(message) => {
                                 self.errors.push(LoadError {
                                     span: span.clone(),
-                                    message: format!("`{}` does not load: {message}", s.value),
+                                    message: format!("`{}` does not load: {message}", &*value),
                                 });
-                                Kind::Str(s.value)
+                                Kind::Str(value.into())
                             }
                         },
                     },
-                    (Format::Json, _) if plain => json_scalar(&s.value),
-                    _ => Kind::Str(s.value),
+                    (Format::Json, _) if plain => json_scalar(&value),
+                    _ => Kind::Str(value.into()),
                 };
                 Typed { span, kind, plain }
             }
@@ -572,7 +633,17 @@ mod tests {
     use super::*;
 
     fn root(text: &str, format: Format) -> Loaded {
-        load(text, &dqlint_yaml::parse(text), format)
+        let yaml = dqlint_yaml::parse(text);
+        let borrowed = load(text, &yaml, format);
+        // Taking the tree's strings reads the same values and errors as
+        // copying them, and leaves the rest of the parse as it was.
+        let mut taken_from = yaml.clone();
+        let taken = load_taking(text, &mut taken_from, format);
+        assert_eq!(borrowed, taken, "{text}");
+        assert!(taken_from.documents.iter().all(|d| d.root.is_none()));
+        assert_eq!(taken_from.errors, yaml.errors);
+        assert_eq!(taken_from.comments, yaml.comments);
+        borrowed
     }
 
     #[test]
