@@ -280,8 +280,11 @@ trait TreeNode: Sized {
     type Items: Iterator<Item = Self>;
     type Pairs: Iterator<Item = (Self, Self)>;
     type Text: std::ops::Deref<Target = str> + Into<String>;
-    fn read(self) -> (Range<usize>, Read<Self::Items, Self::Pairs, Self::Text>);
+    /// The node's span and kind.
+    fn read(self) -> (Range<usize>, ReadOf<Self>);
 }
+
+type ReadOf<N> = Read<<N as TreeNode>::Items, <N as TreeNode>::Pairs, <N as TreeNode>::Text>;
 
 /// A node's kind, its children still to read.
 enum Read<Items, Pairs, Text> {
@@ -295,7 +298,7 @@ impl<'t> TreeNode for &'t Node {
     type Items = std::slice::Iter<'t, Node>;
     type Pairs = std::iter::Map<std::slice::Iter<'t, Pair>, fn(&'t Pair) -> (&'t Node, &'t Node)>;
     type Text = &'t str;
-    fn read(self) -> (Range<usize>, Read<Self::Items, Self::Pairs, Self::Text>) {
+    fn read(self) -> (Range<usize>, ReadOf<Self>) {
         let read = match &self.kind {
             NodeKind::Null => Read::Null,
             NodeKind::Sequence(items) => Read::Sequence(items.iter()),
@@ -313,7 +316,7 @@ impl TreeNode for Node {
     type Items = std::vec::IntoIter<Node>;
     type Pairs = std::iter::Map<std::vec::IntoIter<Pair>, fn(Pair) -> (Node, Node)>;
     type Text = String;
-    fn read(self) -> (Range<usize>, Read<Self::Items, Self::Pairs, Self::Text>) {
+    fn read(self) -> (Range<usize>, ReadOf<Self>) {
         let read = match self.kind {
             NodeKind::Null => Read::Null,
             NodeKind::Sequence(items) => Read::Sequence(items.into_iter()),
