@@ -221,8 +221,10 @@ pub fn lint_configured(
     ctx.dlt = config.dlt.clone();
     ctx.team_policy = config.team_policy.clone();
     // Rules are independent readers of the context: run them in parallel,
-    // and concatenate their findings in registry order so the result does
-    // not depend on the number of threads.
+    // and concatenate their findings in a fixed order (the project-wide
+    // rules in registry order, then each checks file's in file order, its
+    // rules in registry order) so the result does not depend on the number
+    // of threads.
     let selected: Vec<&RuleMeta> = RULES.iter().filter(|r| policy.may_run(r)).collect();
     // What many rules read, built before they start (in parallel itself):
     // a rule building it would hold the other threads waiting.
