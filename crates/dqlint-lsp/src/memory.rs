@@ -103,7 +103,7 @@ fn collect_this_thread() {
 /// would stay after the close.
 pub async fn release_freed_memory() {
     let runtime = tokio::runtime::Handle::current();
-    let _ = tokio::task::spawn_blocking(move || {
+    let _ = spawn_blocking(move || {
         // rayon's pool (the lint's parallel parts).
         rayon::broadcast(|_| collect_this_thread());
         // The runtime's workers (the protocol: buffers' texts, messages).
@@ -116,14 +116,19 @@ pub async fn release_freed_memory() {
             });
             while done.blocking_recv().is_some() {}
         }
+        // tokio's blocking threads that ran parse jobs, re-lints and loads:
+        // this one (counted, as it runs through `spawn_blocking`), and the
+        // others, asked from here. Asked from a task awaiting this one,
+        // they could find this thread not yet back among the idle ones,
+        // and tokio would start one more.
+        collect_this_thread();
+        let others = WORK_THREADS.load(Ordering::SeqCst).saturating_sub(1);
+        let mut done = collect_on_distinct(others, |work| {
+            runtime.spawn_blocking(work);
+        });
+        while done.blocking_recv().is_some() {}
     })
     .await;
-    // tokio's blocking threads that ran parse jobs and re-lints (this one
-    // included, idle again by now).
-    let mut done = collect_on_distinct(WORK_THREADS.load(Ordering::SeqCst), |work| {
-        tokio::task::spawn_blocking(work);
-    });
-    while done.recv().await.is_some() {}
     collect_this_thread();
     trim_glibc();
 }
