@@ -1,13 +1,16 @@
-//! A guard in front of the JSON-RPC reader. tower-lsp-server's reader stops
-//! for good at the first message it cannot decode (the stream ends after a
-//! codec error), which would end the server on one bad frame. Here every
-//! frame is checked first: a well-formed one passes unchanged; a broken one
-//! becomes a `dqlint/invalidMessage` request (or notification) that the
-//! server answers with the JSON-RPC error the client should get.
+//! Reading the client's frames. tower-lsp-server's own reader stops for
+//! good at the first message it cannot decode, which would end the server
+//! on one bad frame; here every frame is checked: a well-formed one becomes
+//! the request or response it holds; a broken one becomes a
+//! `dqlint/invalidMessage` request (or notification) that the server
+//! answers with the JSON-RPC error the client should get. The connection's
+//! loop is in [`crate::transport`].
 
+use serde::de::{Deserializer, IgnoredAny};
+use serde::Deserialize;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream};
-use tower_lsp_server::jsonrpc::{Request, Response};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
+use tower_lsp_server::jsonrpc::{Id, Request, Response};
 
 pub const INVALID_MESSAGE: &str = "dqlint/invalidMessage";
 
@@ -17,38 +20,21 @@ const MAX_FRAME: usize = 256 * 1024 * 1024;
 /// Header lines are read this many bytes at a time at most.
 const MAX_HEADER_LINE: u64 = 64 * 1024;
 
-/// Returns a reader carrying only well-formed frames of `input`.
-pub fn guard<I>(input: I) -> DuplexStream
-where
-    I: AsyncRead + Unpin + Send + 'static,
-{
-    let (reader, mut writer) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        let mut input = BufReader::new(input);
-        loop {
-            let frame = match read_frame(&mut input).await {
-                Frame::Message(body) => checked(body),
-                Frame::Broken(reason) => substitute(None, -32700, &reason),
-                Frame::End => break,
-            };
-            let mut bytes = format!("Content-Length: {}\r\n\r\n", frame.len()).into_bytes();
-            bytes.extend_from_slice(&frame);
-            if writer.write_all(&bytes).await.is_err() {
-                break;
-            }
-        }
-        // Dropping the writer ends the server's input: it exits.
-    });
-    reader
+/// A message from the client, as the server's service takes it.
+pub enum Incoming {
+    Request(Request),
+    /// The answer to one of the server's own requests
+    /// (`workspace/configuration`, `client/registerCapability`...).
+    Response(Response),
 }
 
-enum Frame {
+pub enum Frame {
     Message(Vec<u8>),
     Broken(String),
     End,
 }
 
-async fn read_frame<I: AsyncRead + Unpin>(input: &mut BufReader<I>) -> Frame {
+pub async fn read_frame<I: AsyncRead + Unpin>(input: &mut BufReader<I>) -> Frame {
     let mut length: Option<Result<usize, String>> = None;
     let mut saw_header = false;
     loop {
@@ -114,9 +100,11 @@ fn header_start(line: &str) -> Option<usize> {
         .find(|&at| bytes[at..at + NAME.len()].eq_ignore_ascii_case(NAME))
 }
 
-/// The body if the server's reader accepts it, else its substitute.
-fn checked(body: Vec<u8>) -> Vec<u8> {
-    if let Ok(request) = serde_json::from_slice::<Request>(&body) {
+/// What the frame `body` holds, checked as tower-lsp-server's reader would
+/// read it (a response first, then a request or notification), with the
+/// messages it would refuse or leave unanswered substituted.
+pub fn decode(body: &[u8]) -> Incoming {
+    if let Ok(request) = serde_json::from_slice::<Request>(body) {
         // LSP: a request whose method starts with `$/` that the receiver
         // does not know gets MethodNotFound. tower-lsp-server drops such
         // requests unanswered; no `$/` request is served here (the `$/`
@@ -128,12 +116,19 @@ fn checked(body: Vec<u8>) -> Vec<u8> {
                 return substitute(id, -32601, &reason);
             }
         }
-        return body;
+        // A request's fields all have defaults, so a response reads as a
+        // request too: it is a response when it reads as one.
+        if may_be_response(body) {
+            if let Ok(response) = serde_json::from_slice::<Response>(body) {
+                return Incoming::Response(response);
+            }
+        }
+        return Incoming::Request(request);
     }
-    if serde_json::from_slice::<Response>(&body).is_ok() {
-        return body;
+    if let Ok(response) = serde_json::from_slice::<Response>(body) {
+        return Incoming::Response(response);
     }
-    match serde_json::from_slice::<Value>(&body) {
+    match serde_json::from_slice::<Value>(body) {
         Err(e) => substitute(None, -32700, &format!("the message is not JSON: {e}")),
         Ok(value) => {
             let id = value
@@ -147,21 +142,43 @@ fn checked(body: Vec<u8>) -> Vec<u8> {
                 substitute(id, -32600, reason)
             } else {
                 // A broken notification or response: nobody waits for an answer.
-                let message = json!({ "jsonrpc": "2.0", "method": INVALID_MESSAGE, "params": { "code": -32600, "reason": reason } });
-                message.to_string().into_bytes()
+                Incoming::Request(
+                    Request::build(INVALID_MESSAGE)
+                        .params(json!({ "code": -32600, "reason": reason }))
+                        .finish(),
+                )
             }
         }
     }
 }
 
+/// Whether `body` has a `result` or an `error` member, without which it is
+/// no response (a check that reads no value, so a large request's text is
+/// not copied again to find that it is not a response).
+fn may_be_response(body: &[u8]) -> bool {
+    fn present<'de, D: Deserializer<'de>>(value: D) -> Result<bool, D::Error> {
+        IgnoredAny::deserialize(value).map(|_| true)
+    }
+    #[derive(Deserialize)]
+    struct Members {
+        #[serde(default, deserialize_with = "present")]
+        result: bool,
+        #[serde(default, deserialize_with = "present")]
+        error: bool,
+    }
+    serde_json::from_slice::<Members>(body).is_ok_and(|m| m.result || m.error)
+}
+
 /// A request the server answers with error `code` under `id` (null when the
 /// id could not be read, as JSON-RPC asks).
-fn substitute(id: Option<Value>, code: i64, reason: &str) -> Vec<u8> {
-    let message = json!({
-        "jsonrpc": "2.0",
-        "id": id.unwrap_or(Value::Null),
-        "method": INVALID_MESSAGE,
-        "params": { "code": code, "reason": reason },
-    });
-    message.to_string().into_bytes()
+pub fn substitute(id: Option<Value>, code: i64, reason: &str) -> Incoming {
+    let id = id
+        .and_then(|id| serde_json::from_value::<Id>(id).ok())
+        .unwrap_or(Id::Null);
+    Incoming::Request(
+        Request::build(INVALID_MESSAGE)
+            .params(json!({ "code": code, "reason": reason }))
+            .id(id)
+            .finish(),
+    )
 }

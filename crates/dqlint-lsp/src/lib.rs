@@ -9,6 +9,7 @@ mod handlers;
 mod memory;
 mod server;
 mod settings;
+mod transport;
 mod workspace;
 
 use std::process::ExitCode;
@@ -17,7 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite};
-use tower_lsp_server::{LspService, Server};
+use tower_lsp_server::LspService;
 
 pub use settings::{Settings, DEFAULT_RULE_DOCS_URL};
 
@@ -34,9 +35,7 @@ where
     let (service, socket) = LspService::build(move |client| server::Backend::new(client, flag))
         .custom_method(framing::INVALID_MESSAGE, server::Backend::invalid_message)
         .finish();
-    Server::new(framing::guard(input), output, socket)
-        .serve(service)
-        .await;
+    transport::serve(input, output, service, socket).await;
     shutdown.load(Ordering::SeqCst)
 }
 

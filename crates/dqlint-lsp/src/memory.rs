@@ -31,31 +31,39 @@ const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
 /// (so that each request lands on a thread of its own).
 const MEET_TIMEOUT: Duration = Duration::from_millis(100);
 
-/// tokio's own blocking work besides ours (stdin reads, stdout writes).
-const TOKIO_BLOCKING: usize = 2;
+/// tokio's blocking threads alive that ran our work (parse jobs, re-lints,
+/// loads): the ones whose heaps may hold a closed buffer's pages.
+static WORK_THREADS: AtomicUsize = AtomicUsize::new(0);
 
-/// Our blocking tasks running now, and the most that ever ran at once:
-/// tokio starts a blocking thread only when none is idle, so there are
-/// never more blocking threads than that (plus tokio's own).
-static BLOCKING_NOW: AtomicUsize = AtomicUsize::new(0);
-static BLOCKING_PEAK: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// Counts this thread in [`WORK_THREADS`] from its first job to its
+    /// end (tokio ends a blocking thread idle for 10 s).
+    static WORK_THREAD: WorkThread = WorkThread::counted();
+}
 
-/// `tokio::task::spawn_blocking`, counted (see [`BLOCKING_PEAK`]).
+struct WorkThread;
+
+impl WorkThread {
+    fn counted() -> WorkThread {
+        WORK_THREADS.fetch_add(1, Ordering::SeqCst);
+        WorkThread
+    }
+}
+
+impl Drop for WorkThread {
+    fn drop(&mut self) {
+        WORK_THREADS.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// `tokio::task::spawn_blocking`, its thread counted (see [`WORK_THREADS`]).
 pub fn spawn_blocking<F, R>(work: F) -> tokio::task::JoinHandle<R>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let now = BLOCKING_NOW.fetch_add(1, Ordering::SeqCst) + 1;
-    BLOCKING_PEAK.fetch_max(now, Ordering::SeqCst);
     tokio::task::spawn_blocking(move || {
-        struct Done;
-        impl Drop for Done {
-            fn drop(&mut self) {
-                BLOCKING_NOW.fetch_sub(1, Ordering::SeqCst);
-            }
-        }
-        let _done = Done;
+        WORK_THREAD.with(|_| ());
         work()
     })
 }
@@ -87,38 +95,53 @@ fn collect_this_thread() {
 /// Hands the memory freed so far back to the system, from every thread
 /// that may hold it. Run after a large buffer's parse and findings are
 /// dropped (a close).
+///
+/// Only threads that exist are asked: a request that found no idle thread
+/// would start one (tokio starts a blocking thread when none is idle, and
+/// `block_in_place` hands the worker's queue to a new one), whose stack,
+/// heap and bookkeeping, made while the buffer's pages were still in use,
+/// would stay after the close.
 pub async fn release_freed_memory() {
-    // rayon's pool (the lint's parallel parts), and tokio's blocking
-    // threads (parse jobs and re-lints).
-    let _ = tokio::task::spawn_blocking(|| {
-        rayon::broadcast(|_| collect_this_thread());
-    })
-    .await;
-    let blocking = BLOCKING_PEAK.load(Ordering::SeqCst) + TOKIO_BLOCKING;
-    collect_on_distinct(blocking, |work| {
-        tokio::task::spawn_blocking(work);
-    })
-    .await;
-    // The runtime's workers (the protocol: buffers' texts, messages).
     let runtime = tokio::runtime::Handle::current();
-    if runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread {
-        collect_on_distinct(runtime.metrics().num_workers(), |work| {
-            tokio::spawn(async move {
-                tokio::task::block_in_place(work);
+    let _ = spawn_blocking(move || {
+        // rayon's pool (the lint's parallel parts).
+        rayon::broadcast(|_| collect_this_thread());
+        // The runtime's workers (the protocol: buffers' texts, messages).
+        // Spawned from this thread, which is no worker, the tasks go to the
+        // queue every worker takes from; each holds its worker until the
+        // other has one too (briefly: a collect takes milliseconds).
+        if runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread {
+            let mut done = collect_on_distinct(runtime.metrics().num_workers(), |work| {
+                runtime.spawn(async move { work() });
             });
-        })
-        .await;
-    }
+            while done.blocking_recv().is_some() {}
+        }
+        // tokio's blocking threads that ran parse jobs, re-lints and loads:
+        // this one (counted, as it runs through `spawn_blocking`), and the
+        // others, asked from here. Asked from a task awaiting this one,
+        // they could find this thread not yet back among the idle ones,
+        // and tokio would start one more.
+        collect_this_thread();
+        let others = WORK_THREADS.load(Ordering::SeqCst).saturating_sub(1);
+        let mut done = collect_on_distinct(others, |work| {
+            runtime.spawn_blocking(work);
+        });
+        while done.blocking_recv().is_some() {}
+    })
+    .await;
     collect_this_thread();
     trim_glibc();
 }
 
 /// Runs [`collect_this_thread`] `count` times through `spawn`, each run
 /// waiting (at most [`MEET_TIMEOUT`]) until all have started, so that no
-/// thread takes two; resolves when all are done.
-async fn collect_on_distinct(count: usize, spawn: impl Fn(Box<dyn FnOnce() + Send>)) {
+/// thread takes two. The channel returned closes when all are done.
+fn collect_on_distinct(
+    count: usize,
+    spawn: impl Fn(Box<dyn FnOnce() + Send>),
+) -> tokio::sync::mpsc::Receiver<()> {
     let meeting = Arc::new((Mutex::new(0usize), Condvar::new()));
-    let (done_tx, mut done_rx) = tokio::sync::mpsc::channel::<()>(count.max(1));
+    let (done_tx, done_rx) = tokio::sync::mpsc::channel::<()>(count.max(1));
     for _ in 0..count {
         let meeting = meeting.clone();
         let done = done_tx.clone();
@@ -133,7 +156,7 @@ async fn collect_on_distinct(count: usize, spawn: impl Fn(Box<dyn FnOnce() + Sen
         }));
     }
     drop(done_tx);
-    while done_rx.recv().await.is_some() {}
+    done_rx
 }
 
 /// glibc keeps freed heap pages unless asked to return them (tree-sitter's

@@ -139,6 +139,14 @@ impl ProjectState {
         ticket
     }
 
+    /// Forgets the edit number of `path` when `ticket` is its latest.
+    fn forget_edit(&self, path: &Path, ticket: u64) {
+        let mut latest = lock(&self.latest_edit);
+        if latest.get(path) == Some(&ticket) {
+            latest.remove(path);
+        }
+    }
+
     /// Whether an edit of `path` came after the edit `ticket`.
     fn superseded(&self, path: &Path, ticket: u64) -> bool {
         lock(&self.latest_edit)
@@ -749,7 +757,9 @@ impl Workspace {
                         .flatten()
                         .filter_map(|p| base.project.file_by_path(p).map(|f| f.id)),
                 );
-                last.clear();
+                // A new table, not a cleared one: the old one was made
+                // while the buffers were edited, among their pages.
+                *last = HashMap::new();
             }
             *lock(&project.quick_view) = None;
             // A buffer closed: its memory goes back to the system once its
@@ -772,6 +782,11 @@ impl Workspace {
             )
             .await;
             if closed {
+                // No edit of it is pending any more (a later one would have
+                // superseded this one): its number goes with the buffer.
+                if let Some(ticket) = ticket {
+                    project.forget_edit(path, ticket);
+                }
                 tokio::spawn(crate::memory::release_freed_memory());
             }
             return true;
