@@ -318,8 +318,6 @@ fn policy_command(args: PolicyArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Whether a root without `lhp.yaml` holds files of another dialect: a
-/// DQX checks file or run config, or a pipeline source (Python, SQL).
 /// Why a PATH outside any LHP project is not linted (exit 2): nothing of
 /// any dialect under its root.
 fn nothing_to_lint(path: &Path, root: &Path) -> String {
