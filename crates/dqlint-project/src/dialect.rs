@@ -437,6 +437,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn holds_dialect_files_answers_as_discover_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("dqlint.toml"), "").unwrap();
+        std::fs::write(root.join("notes.yml"), "title: not a check\n").unwrap();
+        assert!(discover(root).files.is_empty());
+        assert!(!holds_dialect_files(root));
+        std::fs::create_dir(root.join("quality")).unwrap();
+        std::fs::write(
+            root.join("quality/checks.yml"),
+            "- criticality: error\n  check:\n    function: is_not_null\n    arguments:\n      column: id\n",
+        )
+        .unwrap();
+        assert_eq!(discover(root).files.len(), 1);
+        assert!(holds_dialect_files(root));
+        assert!(holds_dialect_files(&root.join("quality")));
+    }
+
+    #[test]
     fn classifies_by_the_markers_each_dialect_names() {
         assert_eq!(
             classify(
