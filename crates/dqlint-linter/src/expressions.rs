@@ -339,11 +339,8 @@ impl DqxSite {
 /// same expression checks, with DQX's consequences in the messages. The
 /// `[dqx] variables` are substituted first, as DQX does.
 fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
-    use crate::diagnostic::Severity;
-    use dqlint_sql::expr::ExprFact;
     use rayon::prelude::*;
 
-    let crashes = "the DQX run fails when it applies the check";
     // The files in parallel, each worker with its own facts by text (a
     // large root's files repeat the same few filters); findings in file
     // order.
@@ -352,105 +349,116 @@ fn dqx_findings(ctx: &Context) -> Vec<ExpressionFinding> {
         .fold(
             || (SqlFactsByText::new(&ctx.udfs), Vec::new()),
             |(mut facts_of, mut out), file| {
-                let catalogue = crate::rules::dqx::catalogue_of(ctx);
-                for (item, fields) in file.checks() {
-                    for (node, site) in dqx_sql_strings(catalogue, &ctx.dqx.variables, item, fields)
-                    {
-                        let Some(text) = node.as_str() else { continue };
-                        let read = crate::rules::dqx::substitute(text, &ctx.dqx.variables);
-                        let facts = facts_of.get(site == DqxSite::Query, &read.text);
-                        for f in facts.iter().cloned() {
-                            let mut severity = None;
-                            let skipped = || {
-                                format!(
-                            "DQX cannot evaluate this {}, so it skips the check at run time \
-                             and every row is flagged (quarantined when the criticality is \
-                             `error`)",
-                            site.name()
-                        )
-                            };
-                            let message = match (f.kind, site) {
-                        (ExprFact::SubstitutionToken, _) => continue,
-                        (ExprFact::NotBoolean, DqxSite::Message | DqxSite::Limit { .. }) => {
-                            continue
-                        }
-                        (ExprFact::NotRowLevel, DqxSite::Limit { dataset_rule: true }) => continue,
-                        (ExprFact::NotRowLevel, DqxSite::Expression)
-                            if f.message.starts_with(dqlint_sql::expr::SCALAR_SUBQUERY)
-                                || f.message.starts_with(dqlint_sql::expr::WINDOW_OVER) =>
-                        {
-                            continue
-                        }
-                        (
-                            ExprFact::SyntaxError | ExprFact::UnknownFunction,
-                            DqxSite::Query | DqxSite::Limit { .. },
-                        ) => {
-                            severity = Some(Severity::Error);
-                            with_consequence(&f.message, crashes)
-                        }
-                        (ExprFact::SyntaxError | ExprFact::UnknownFunction, _) => {
-                            with_consequence(&f.message, &skipped())
-                        }
-                        (ExprFact::NotBoolean, _) => {
-                            if site == DqxSite::Expression {
-                                severity = Some(Severity::Error);
-                            }
-                            with_consequence(
-                                &f.message,
-                                &format!("a non-boolean {} crashes the DQX run", site.name()),
-                            )
-                        }
-                        (ExprFact::NotRowLevel, DqxSite::Limit { .. }) => {
-                            severity = Some(Severity::Error);
-                            f.message.replace(
-                                "in an expectation: an expectation is evaluated per row",
-                                &format!("in the limit of a row rule: {crashes}"),
-                            )
-                        }
-                        (ExprFact::NotRowLevel, _) => {
-                            if site == DqxSite::Expression {
-                                severity = Some(Severity::Error);
-                            }
-                            f.message.replace(
-                                "in an expectation: an expectation is evaluated per row",
-                                &format!(
-                                    "in a {}: DQX evaluates it per row, cannot evaluate this, \
-                                     and skips the check at run time, so every row is flagged \
-                                     (quarantined when the criticality is `error`)",
-                                    site.name()
-                                ),
-                            )
-                        }
-                        (ExprFact::Nondeterministic, _) => f.message.replace(
-                            "a row's verdict can differ between the clean path, the DLQ and \
-                                 the recycle path",
-                            "a rerun of the same checks can split the rows differently",
-                        ),
-                        (ExprFact::TrailingKeywordAlias, _) => f.message,
-                    };
-                            // Facts inside a placeholder left unresolved are DQ824's.
-                            if read.in_unresolved(&f.range) {
-                                continue;
-                            }
-                            let range = read.written(f.range.clone());
-                            out.push(ExpressionFinding {
-                                kind: f.kind,
-                                message,
-                                file: file.id(),
-                                span: crate::rules::dqx::string_span(ctx, file, node, text, range),
-                                expression_span: node.span.clone(),
-                                severity,
-                                used_at: Vec::new(),
-                            });
-                        }
-                    }
-                }
+                dqx_file_findings(ctx, file, &mut facts_of, &mut out);
                 (facts_of, out)
             },
         )
         .map(|(_, out)| out)
         .collect();
     per_worker.into_iter().flatten().collect()
+}
+
+/// The findings of [`dqx_findings`] in one checks file, into `out`.
+fn dqx_file_findings(
+    ctx: &Context,
+    file: &crate::rules::dqx::ChecksFile,
+    facts_of: &mut SqlFactsByText,
+    out: &mut Vec<ExpressionFinding>,
+) {
+    use crate::diagnostic::Severity;
+    use dqlint_sql::expr::ExprFact;
+
+    let crashes = "the DQX run fails when it applies the check";
+    let catalogue = crate::rules::dqx::catalogue_of(ctx);
+    for (item, fields) in file.checks() {
+        for (node, site) in dqx_sql_strings(catalogue, &ctx.dqx.variables, item, fields) {
+            let Some(text) = node.as_str() else { continue };
+            let read = crate::rules::dqx::substitute(text, &ctx.dqx.variables);
+            let facts = facts_of.get(site == DqxSite::Query, &read.text);
+            for f in facts.iter().cloned() {
+                let mut severity = None;
+                let skipped = || {
+                    format!(
+                        "DQX cannot evaluate this {}, so it skips the check at run time \
+                         and every row is flagged (quarantined when the criticality is \
+                         `error`)",
+                        site.name()
+                    )
+                };
+                let message = match (f.kind, site) {
+                    (ExprFact::SubstitutionToken, _) => continue,
+                    (ExprFact::NotBoolean, DqxSite::Message | DqxSite::Limit { .. }) => continue,
+                    (ExprFact::NotRowLevel, DqxSite::Limit { dataset_rule: true }) => continue,
+                    (ExprFact::NotRowLevel, DqxSite::Expression)
+                        if f.message.starts_with(dqlint_sql::expr::SCALAR_SUBQUERY)
+                            || f.message.starts_with(dqlint_sql::expr::WINDOW_OVER) =>
+                    {
+                        continue
+                    }
+                    (
+                        ExprFact::SyntaxError | ExprFact::UnknownFunction,
+                        DqxSite::Query | DqxSite::Limit { .. },
+                    ) => {
+                        severity = Some(Severity::Error);
+                        with_consequence(&f.message, crashes)
+                    }
+                    (ExprFact::SyntaxError | ExprFact::UnknownFunction, _) => {
+                        with_consequence(&f.message, &skipped())
+                    }
+                    (ExprFact::NotBoolean, _) => {
+                        if site == DqxSite::Expression {
+                            severity = Some(Severity::Error);
+                        }
+                        with_consequence(
+                            &f.message,
+                            &format!("a non-boolean {} crashes the DQX run", site.name()),
+                        )
+                    }
+                    (ExprFact::NotRowLevel, DqxSite::Limit { .. }) => {
+                        severity = Some(Severity::Error);
+                        f.message.replace(
+                            "in an expectation: an expectation is evaluated per row",
+                            &format!("in the limit of a row rule: {crashes}"),
+                        )
+                    }
+                    (ExprFact::NotRowLevel, _) => {
+                        if site == DqxSite::Expression {
+                            severity = Some(Severity::Error);
+                        }
+                        f.message.replace(
+                            "in an expectation: an expectation is evaluated per row",
+                            &format!(
+                                "in a {}: DQX evaluates it per row, cannot evaluate this, \
+                                 and skips the check at run time, so every row is flagged \
+                                 (quarantined when the criticality is `error`)",
+                                site.name()
+                            ),
+                        )
+                    }
+                    (ExprFact::Nondeterministic, _) => f.message.replace(
+                        "a row's verdict can differ between the clean path, the DLQ and \
+                         the recycle path",
+                        "a rerun of the same checks can split the rows differently",
+                    ),
+                    (ExprFact::TrailingKeywordAlias, _) => f.message,
+                };
+                // Facts inside a placeholder left unresolved are DQ824's.
+                if read.in_unresolved(&f.range) {
+                    continue;
+                }
+                let range = read.written(f.range.clone());
+                out.push(ExpressionFinding {
+                    kind: f.kind,
+                    message,
+                    file: file.id(),
+                    span: crate::rules::dqx::string_span(ctx, file, node, text, range),
+                    expression_span: node.span.clone(),
+                    severity,
+                    used_at: Vec::new(),
+                });
+            }
+        }
+    }
 }
 
 /// The expression engine's facts about each distinct SQL text, found once:

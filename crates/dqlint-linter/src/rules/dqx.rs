@@ -459,16 +459,14 @@ fn resolved_with<'a>(cat: &'a Catalogue, item: &'a Typed) -> Option<ResolvedChec
 /// [`resolved_with`] from the item's fields (the last of a repeated key
 /// wins, as in Python's dict).
 fn resolve_fields<'a>(cat: &'a Catalogue, fields: CheckFields<'a>) -> Option<ResolvedCheck<'a>> {
-    let (function_node, arguments_node, for_each_column_node) =
-        (fields.function, fields.arguments, fields.for_each_column);
-    let function_node = function_node?;
+    let function_node = fields.function?;
     let name = function_node.as_str()?;
     let function = cat.function(name, &[])?;
-    let arguments = match arguments_node {
+    let arguments = match fields.arguments {
         None => &[][..],
         Some(a) => a.as_map()?,
     };
-    let for_each_column = match for_each_column_node {
+    let for_each_column = match fields.for_each_column {
         None => None,
         Some(f) if f.is_none() => None,
         Some(f) => Some(f.as_list().filter(|l| !l.is_empty())?),
@@ -477,7 +475,7 @@ fn resolve_fields<'a>(cat: &'a Catalogue, fields: CheckFields<'a>) -> Option<Res
         function_node,
         function,
         arguments,
-        arguments_node,
+        arguments_node: fields.arguments,
         for_each_column,
     })
 }
